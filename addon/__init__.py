@@ -1,0 +1,9 @@
+"""SoftFEM addon: registration of this package's classes."""
+
+
+def register():
+    pass
+
+
+def unregister():
+    pass

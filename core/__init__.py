@@ -1,0 +1,13 @@
+"""SoftFEM's simulator: volumetric corotational FEM soft bodies in numpy/scipy/numba (never bpy)."""
+from .errors import InvalidInputError, SimulationDiverged, SoftFEMError
+from .tetmesh import TetMesh
+
+# Each line below belongs to one module's owner; add your exports on your own line.
+from .material import Material  # noqa: E402  simulator core
+from .world import World, SolverSettings  # noqa: E402  simulator core
+from .geometry import tetrahedralize  # noqa: E402  tetrahedralization
+
+__all__ = [
+    "InvalidInputError", "SimulationDiverged", "SoftFEMError", "TetMesh",
+    "Material", "World", "SolverSettings", "tetrahedralize",
+]
