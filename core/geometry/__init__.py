@@ -1,5 +1,6 @@
-"""Placeholder until the tetrahedralization work lands (replaced by its owner)."""
+"""Geometry: tetrahedralization (cage and conforming), fast winding numbers, embedding of points in tet meshes."""
+from .embedding import Embedding, embed_points
+from .tetrahedralize import tetrahedralize
+from .winding import WindingNumber
 
-
-def tetrahedralize(*args, **kwargs):
-    raise NotImplementedError("core.tetrahedralize is not implemented yet")
+__all__ = ["Embedding", "WindingNumber", "embed_points", "tetrahedralize"]

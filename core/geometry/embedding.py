@@ -1,0 +1,144 @@
+"""Points embedded in a tet mesh: containing tet + barycentric weights, and the fast map from node to point positions."""
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..jit import njit, prange
+
+
+@njit(cache=True, inline="always")
+def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
+    return ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
+
+
+@njit(cache=True)
+def barycentric(p, a, b, c, d, out):
+    """Barycentric coordinates of p in tet (a, b, c, d) written to out[0:4] (ratios of signed sub-volumes)."""
+    vol = _det3(b[0] - a[0], b[1] - a[1], b[2] - a[2], c[0] - a[0], c[1] - a[1], c[2] - a[2],
+                d[0] - a[0], d[1] - a[1], d[2] - a[2])
+    out[1] = _det3(p[0] - a[0], p[1] - a[1], p[2] - a[2], c[0] - a[0], c[1] - a[1], c[2] - a[2],
+                   d[0] - a[0], d[1] - a[1], d[2] - a[2]) / vol
+    out[2] = _det3(b[0] - a[0], b[1] - a[1], b[2] - a[2], p[0] - a[0], p[1] - a[1], p[2] - a[2],
+                   d[0] - a[0], d[1] - a[1], d[2] - a[2]) / vol
+    out[3] = _det3(b[0] - a[0], b[1] - a[1], b[2] - a[2], c[0] - a[0], c[1] - a[1], c[2] - a[2],
+                   p[0] - a[0], p[1] - a[1], p[2] - a[2]) / vol
+    out[0] = 1.0 - out[1] - out[2] - out[3]
+
+
+@njit(cache=True, parallel=True)
+def barycentric_in_tets(points, tet_of_point, nodes, tets):
+    """(n,4) barycentric weights of each point in its given tet."""
+    n = len(points)
+    w = np.empty((n, 4))
+    for i in prange(n):
+        t = tets[tet_of_point[i]]
+        barycentric(points[i], nodes[t[0]], nodes[t[1]], nodes[t[2]], nodes[t[3]], w[i])
+    return w
+
+
+@njit(cache=True, parallel=True)
+def _interpolate(nodes, tets, tet, weights):
+    n = len(tet)
+    out = np.empty((n, 3))
+    for i in prange(n):
+        t = tets[tet[i]]
+        for d in range(3):
+            out[i, d] = (weights[i, 0] * nodes[t[0], d] + weights[i, 1] * nodes[t[1], d]
+                         + weights[i, 2] * nodes[t[2], d] + weights[i, 3] * nodes[t[3], d])
+    return out
+
+
+class Embedding:
+    """Points (e.g. render vertices) carried by a tet mesh: `tet` (n,) int64 and barycentric `weights` (n,4)."""
+
+    def __init__(self, tets, tet, weights):
+        self._tets = np.ascontiguousarray(tets, dtype=np.int64)
+        self.tet = np.ascontiguousarray(tet, dtype=np.int64)
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+
+    def __len__(self):
+        return len(self.tet)
+
+    def positions(self, nodes):
+        """Embedded point positions (n,3) for node positions (N,3): sum_i weights[:, i] * nodes[tets[tet, i]]."""
+        return _interpolate(np.ascontiguousarray(nodes, dtype=np.float64), self._tets, self.tet, self.weights)
+
+
+@njit(cache=True)
+def _bin_tets(nodes, tets, lo, cell, dims):
+    """CSR lists of the tets whose bounding box overlaps each cell of a uniform grid."""
+    m = len(tets)
+    ncell = dims[0] * dims[1] * dims[2]
+    rng = np.empty((m, 6), np.int64)
+    counts = np.zeros(ncell + 1, np.int64)
+    for t in range(m):
+        for d in range(3):
+            mn, mx = 1e300, -1e300
+            for c in range(4):
+                x = nodes[tets[t, c], d]
+                mn, mx = min(mn, x), max(mx, x)
+            rng[t, d] = min(max(int((mn - lo[d]) / cell), 0), dims[d] - 1)
+            rng[t, 3 + d] = min(max(int((mx - lo[d]) / cell), 0), dims[d] - 1)
+        for k in range(rng[t, 2], rng[t, 5] + 1):
+            for j in range(rng[t, 1], rng[t, 4] + 1):
+                for i in range(rng[t, 0], rng[t, 3] + 1):
+                    counts[1 + i + dims[0] * (j + dims[1] * k)] += 1
+    start = np.cumsum(counts)
+    fill = start[:-1].copy()
+    items = np.empty(start[-1], np.int64)
+    for t in range(m):
+        for k in range(rng[t, 2], rng[t, 5] + 1):
+            for j in range(rng[t, 1], rng[t, 4] + 1):
+                for i in range(rng[t, 0], rng[t, 3] + 1):
+                    c = i + dims[0] * (j + dims[1] * k)
+                    items[fill[c]] = t
+                    fill[c] += 1
+    return start, items
+
+
+@njit(cache=True, parallel=True)
+def _locate_points(points, nodes, tets, lo, cell, dims, start, items, tol):
+    n = len(points)
+    tet = np.full(n, -1, np.int64)
+    weights = np.zeros((n, 4))
+    for i in prange(n):
+        w = np.empty(4)
+        inside = True
+        idx = np.empty(3, np.int64)
+        for d in range(3):
+            x = (points[i, d] - lo[d]) / cell
+            if x < 0.0 or x > dims[d]:
+                inside = False
+            idx[d] = min(max(int(x), 0), dims[d] - 1)
+        if not inside:
+            continue
+        c = idx[0] + dims[0] * (idx[1] + dims[1] * idx[2])
+        best = -1e300
+        for r in range(start[c], start[c + 1]):
+            t = items[r]
+            barycentric(points[i], nodes[tets[t, 0]], nodes[tets[t, 1]], nodes[tets[t, 2]], nodes[tets[t, 3]], w)
+            m = min(min(w[0], w[1]), min(w[2], w[3]))
+            if m > best:
+                best = m
+                tet[i] = t
+                weights[i] = w
+        if best < -tol:
+            tet[i] = -1
+            weights[i] = 0.0
+    return tet, weights
+
+
+def embed_points(nodes, tets, points, tol=1e-9):
+    """Locate points in a tet mesh: returns (tet (k,) int64, weights (k,4)); tet is -1 (weights 0) for points in
+    no tet (barycentric tolerance `tol`). Builds a uniform grid of tet bounding boxes, then one O(1) lookup per point."""
+    nodes = np.ascontiguousarray(nodes, np.float64)
+    tets = np.ascontiguousarray(tets, np.int64)
+    points = np.ascontiguousarray(points, np.float64).reshape(-1, 3)
+    if len(tets) == 0 or not np.all(np.isfinite(points)):
+        raise InvalidInputError("embed_points needs a non-empty tet mesh and finite points")
+    lo = nodes.min(axis=0)
+    ext = nodes.max(axis=0) - lo
+    edge = np.linalg.norm(nodes[tets[:, 1]] - nodes[tets[:, 0]], axis=1).mean()
+    cell = max(float(edge), float(ext.max()) / 256.0, np.finfo(float).tiny)
+    dims = np.maximum(np.ceil(ext / cell).astype(np.int64), 1)
+    start, items = _bin_tets(nodes, tets, lo, cell, dims)
+    return _locate_points(points, nodes, tets, lo, cell, dims, start, items, tol)

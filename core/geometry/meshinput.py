@@ -1,0 +1,60 @@
+"""Validation and normalisation of a surface mesh given to tetrahedralize (vertices (n,3), triangles (m,3))."""
+import numpy as np
+
+from ..errors import InvalidInputError
+
+NO_VOLUME = "no volume: SoftFEM simulates solids; give it thickness, e.g. a Solidify modifier"
+
+
+class SurfaceMesh:
+    """A checked triangle mesh plus its similarity normalisation: `unit_vertices` = (vertices - origin) / scale,
+    so the longest bounding-box side is 1 and every tolerance downstream is scale-free."""
+
+    def __init__(self, vertices, triangles):
+        v = np.asarray(vertices)
+        t = np.asarray(triangles)
+        if v.ndim != 2 or v.shape[1] != 3 or len(v) == 0:
+            raise InvalidInputError(f"vertices must have shape (n, 3) with n > 0, got {v.shape}")
+        if t.ndim != 2 or t.shape[1] != 3 or len(t) == 0:
+            raise InvalidInputError(f"triangles must have shape (m, 3) with m > 0, got {t.shape}"
+                                    " (triangulate quads and n-gons first)")
+        if not np.issubdtype(v.dtype, np.number) or not np.issubdtype(t.dtype, np.integer):
+            raise InvalidInputError("vertices must be numbers and triangles integer indices")
+        v = np.array(v, dtype=np.float64)
+        if not np.all(np.isfinite(v)):
+            raise InvalidInputError("vertices contain NaN or infinite coordinates")
+        t = np.array(t, dtype=np.int64)
+        if t.min() < 0 or t.max() >= len(v):
+            raise InvalidInputError(f"triangles index vertices out of range [0, {len(v) - 1}]")
+        self.vertices = v
+        self.triangles = np.ascontiguousarray(t)
+        lo, hi = v.min(axis=0), v.max(axis=0)
+        self.scale = float((hi - lo).max())
+        if not self.scale > 0.0:
+            raise InvalidInputError(NO_VOLUME)
+        self.origin = lo
+        self.unit_vertices = np.ascontiguousarray((v - lo) / self.scale)
+
+    def welded_triangles(self):
+        """Triangles re-indexed so vertices at the same position share one index."""
+        _, inverse = np.unique(self.vertices, axis=0, return_inverse=True)
+        return inverse.reshape(-1)[self.triangles]
+
+    def is_closed(self):
+        """True if every (welded) edge is used as often in one direction as in the other: watertight and consistently
+        oriented, so the divergence-theorem volume is the enclosed volume."""
+        t = self.welded_triangles()
+        t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 2] != t[:, 0])]
+        if len(t) == 0:
+            return False
+        a = np.concatenate([t[:, 0], t[:, 1], t[:, 2]])
+        b = np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
+        n = int(max(a.max(), b.max())) + 1
+        fwd = np.sort(a * n + b)
+        bwd = np.sort(b * n + a)
+        return bool(np.array_equal(fwd, bwd))
+
+    def enclosed_volume_unit(self):
+        """Signed divergence-theorem volume in unit coordinates (meaningful when the mesh is closed)."""
+        p = self.unit_vertices[self.triangles]
+        return float(np.einsum("ij,ij->i", p[:, 0], np.cross(p[:, 1], p[:, 2])).sum() / 6.0)
