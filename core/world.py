@@ -1,11 +1,186 @@
-"""Placeholder until the simulator-core work lands (replaced by its owner)."""
+"""World: the soft bodies simulated together (one global system), stepped with backward Euler."""
+import time
 
+import numpy as np
 
-class SolverSettings:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("core.SolverSettings is not implemented yet")
+from .body import Body
+from .errors import InvalidInputError, SimulationDiverged
+from .fem.force_model import ForceModel
+from .material import Material
+from .model import Model
+from .settings import SolverSettings
+from .solve.backward_euler import backward_euler_step
+from .solve.static import solve_static
+from .state import State
+from .tetmesh import TetMesh
+
+__all__ = ["World", "SolverSettings"]
 
 
 class World:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("core.World is not implemented yet")
+    """Bodies stepped together: all nodes in one global state, one CG solve per Newton iteration.
+
+    world = World(gravity=(0, 0, -9.81), settings=SolverSettings())
+    body = world.add_body(mesh, material, pinned=None, stiffness_scale=None)
+    world.step(dt); world.solve_static(); world.stats
+    """
+
+    def __init__(self, gravity=(0.0, 0.0, -9.81), settings=None):
+        self.gravity = gravity
+        self.settings = SolverSettings() if settings is None else settings
+        if not isinstance(self.settings, SolverSettings):
+            raise InvalidInputError("settings must be a core.SolverSettings")
+        self.bodies = []
+        self._specs = []
+        self._model = None
+        self._state = None
+        self._force_model = None
+        self._force_model_key = None
+        self._pin_target = np.zeros((0, 3))
+        self._pin_target_set = np.zeros(0, dtype=bool)
+        # Contact (issue 6) plugs in here: called after each Newton iteration's solve as
+        # correct(state, x_n, v_n, dt), may correct state.x / state.v in place.
+        self._correct = None
+        self.stats = {}
+
+    @property
+    def gravity(self):
+        return self._gravity.copy()
+
+    @gravity.setter
+    def gravity(self, value):
+        g = np.asarray(value, dtype=np.float64)
+        if g.shape != (3,) or not np.all(np.isfinite(g)):
+            raise InvalidInputError(f"gravity must be 3 finite numbers, got {value!r}")
+        self._gravity = g
+
+    @property
+    def model(self):
+        """The immutable Model of all bodies (rebuilt when a body is added)."""
+        return self._model
+
+    @property
+    def state(self):
+        """The live global State (x, v, rotations, DAPD witnesses of all bodies)."""
+        return self._state
+
+    def add_body(self, mesh, material, pinned=None, stiffness_scale=None):
+        """Add a soft body. pinned: node indices (integers), or a per-node weight array (float,
+        weight > 0.5 pinned) or bool mask; stiffness_scale: per-tet factor (M,) on Young's modulus.
+        Returns the Body handle; the body starts at rest in mesh.nodes."""
+        if not isinstance(mesh, TetMesh):
+            raise InvalidInputError("mesh must be a core.TetMesh")
+        if not isinstance(material, Material):
+            raise InvalidInputError("material must be a core.Material")
+        n, m = mesh.num_nodes, mesh.num_tets
+        pin_mask = _pin_mask(pinned, n)
+        if stiffness_scale is None:
+            scale = np.ones(m)
+        else:
+            scale = np.array(stiffness_scale, dtype=np.float64).reshape(-1)
+            if scale.shape != (m,) or not np.all(np.isfinite(scale)) or np.any(scale <= 0):
+                raise InvalidInputError(f"stiffness_scale must be {m} positive finite numbers (one per tet)")
+        specs = self._specs + [(mesh, material, pin_mask, scale)]
+        model = Model(specs)
+        new = State.at_rest(mesh.nodes, m)
+        self._state = new if self._state is None else State.concatenate([self._state, new])
+        self._model = model
+        self._specs = specs
+        self._force_model = None
+        self._pin_target = np.concatenate([self._pin_target, mesh.nodes])
+        self._pin_target_set = np.concatenate([self._pin_target_set, np.zeros(n, dtype=bool)])
+        body = Body(self, len(self.bodies), mesh, material, np.flatnonzero(pin_mask))
+        self.bodies.append(body)
+        return body
+
+    def _set_pin_targets(self, nodes, positions):
+        self._pin_target[nodes] = positions
+        self._pin_target_set[nodes] = True
+
+    def _forces(self):
+        key = (self.settings.stress_differential, self.settings.dapd_alpha, self.settings.dapd_beta)
+        if self._force_model is None or self._force_model_key != key:
+            self._force_model = ForceModel(self._model, *key)
+            self._force_model_key = key
+        return self._force_model
+
+    def _targets(self):
+        """Pin targets for this step: the set ones, else the current positions (pins hold)."""
+        target = np.where(self._pin_target_set[:, None], self._pin_target, self._state.x)
+        return target
+
+    def _require_bodies(self):
+        if not self.bodies:
+            raise InvalidInputError("the world has no bodies: add_body first")
+        if not np.all(np.isfinite(self._state.x)) or not np.all(np.isfinite(self._state.v)):
+            raise InvalidInputError("body positions or velocities contain NaN or infinite values")
+
+    def step(self, dt):
+        """Advance every body by dt seconds (backward Euler). Raises SimulationDiverged, leaving
+        every body's state as before the step, if the step produced NaN/inf."""
+        dt = float(dt)
+        if not np.isfinite(dt) or dt <= 0:
+            raise InvalidInputError(f"dt must be a positive finite number of seconds, got {dt}")
+        self._require_bodies()
+        t0 = time.perf_counter()
+        backup = self._state.copy()
+        try:
+            stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, self._targets(),
+                                        self.settings, self._correct)
+        except FloatingPointError:
+            stats = None
+        if stats is None or not (np.all(np.isfinite(self._state.x)) and np.all(np.isfinite(self._state.v))):
+            self._state.assign(backup)
+            raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
+                                     "(lower dt, add substeps or stiffen/soften the material)")
+        self._pin_target_set[:] = False
+        stats["seconds"]["total"] = time.perf_counter() - t0
+        self.stats = stats
+
+    def solve_static(self):
+        """Move every body to static equilibrium under gravity and its pins (Newton to
+        settings.static_tolerance); velocities become zero. Every body needs pinned nodes."""
+        self._require_bodies()
+        for body in self.bodies:
+            if len(body.pinned) == 0:
+                raise InvalidInputError("solve_static needs pinned nodes on every body (a free body has no equilibrium)")
+        backup = self._state.copy()
+        stats = solve_static(self._forces(), self._state, self._gravity, self._targets(), self.settings)
+        if not np.all(np.isfinite(self._state.x)):
+            self._state.assign(backup)
+            raise SimulationDiverged("the static solve produced NaN/inf; state restored")
+        self._pin_target_set[:] = False
+        self.stats = stats
+        return stats
+
+    def _tet_energies(self):
+        """Elastic energy per tet at the current positions (rotations evaluated on a copy of the state)."""
+        self._require_bodies()
+        probe = self._state.copy()
+        fm = self._forces()
+        fm.update_rotations(probe)
+        energies = fm.energies(probe.x)
+        fm.rot = None
+        return energies
+
+
+def _pin_mask(pinned, n):
+    if pinned is None:
+        return np.zeros(n, dtype=bool)
+    p = np.asarray(pinned)
+    if p.dtype == bool:
+        if p.shape != (n,):
+            raise InvalidInputError(f"a boolean pin mask must have shape ({n},), got {p.shape}")
+        return p.copy()
+    if np.issubdtype(p.dtype, np.integer):
+        p = p.reshape(-1)
+        if p.size and (p.min() < 0 or p.max() >= n):
+            raise InvalidInputError(f"pinned node indices must be in [0, {n - 1}]")
+        mask = np.zeros(n, dtype=bool)
+        mask[p] = True
+        return mask
+    if np.issubdtype(p.dtype, np.floating):
+        if p.shape != (n,) or not np.all(np.isfinite(p)):
+            raise InvalidInputError(f"pin weights must be {n} finite numbers (one per node)")
+        return p > 0.5
+    raise InvalidInputError(f"pinned must be node indices or per-node weights, got dtype {p.dtype}")

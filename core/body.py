@@ -1,0 +1,77 @@
+"""Body: a thin handle on one soft body's slice of its World's global arrays."""
+import numpy as np
+
+from .errors import InvalidInputError
+
+
+class Body:
+    """One soft body of a World. `x`, `v` are writable (N,3) views of the World's state
+    (`body.x[:] = ...` sets the state); fresh views on every access, so they stay valid
+    when the World grows."""
+
+    def __init__(self, world, index, mesh, material, pinned_indices):
+        self._world = world
+        self._index = index
+        self.mesh = mesh
+        self.material = material
+        self.pinned = pinned_indices
+
+    @property
+    def node_slice(self):
+        return slice(*self._world._model.node_ranges[self._index])
+
+    @property
+    def tet_slice(self):
+        return slice(*self._world._model.tet_ranges[self._index])
+
+    @property
+    def x(self):
+        """Node positions (N,3), a writable view."""
+        return self._world._state.x[self.node_slice]
+
+    @x.setter
+    def x(self, value):
+        self.x[...] = value
+
+    @property
+    def v(self):
+        """Node velocities (N,3), a writable view."""
+        return self._world._state.v[self.node_slice]
+
+    @v.setter
+    def v(self, value):
+        self.v[...] = value
+
+    @property
+    def num_nodes(self):
+        return self.mesh.num_nodes
+
+    @property
+    def num_tets(self):
+        return self.mesh.num_tets
+
+    def set_pin_targets(self, positions):
+        """Where the pinned nodes must be at the end of the next step: the full (N,3) array or
+        (k,3) for the pinned nodes only, in the order of `body.pinned`."""
+        p = np.asarray(positions, dtype=np.float64)
+        k = len(self.pinned)
+        if p.shape == (self.num_nodes, 3):
+            p = p[self.pinned]
+        elif p.shape != (k, 3):
+            raise InvalidInputError(
+                f"pin targets must have shape ({self.num_nodes}, 3) or ({k}, 3), got {p.shape}")
+        if not np.all(np.isfinite(p)):
+            raise InvalidInputError("pin targets contain NaN or infinite coordinates")
+        self._world._set_pin_targets(self.node_slice.start + self.pinned, p)
+
+    def elastic_energy(self):
+        """Elastic energy (J) at the current positions."""
+        return float(np.sum(self._world._tet_energies()[self.tet_slice]))
+
+    def kinetic_energy(self):
+        """Kinetic energy ½ Σ m v² (J) with the lumped masses."""
+        m = self._world._model.mass[self.node_slice]
+        return float(0.5 * np.sum(m[:, None] * self.v ** 2))
+
+    def __repr__(self):
+        return f"Body({self.num_nodes} nodes, {self.num_tets} tets, {len(self.pinned)} pinned)"

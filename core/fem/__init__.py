@@ -1,0 +1,1 @@
+"""Force model: corotational linear FEM on tets, DAPD rotation extraction, stress differentials."""

@@ -1,0 +1,68 @@
+"""Model: what does not change during a simulation, for all bodies of a World in one set of global arrays."""
+import numpy as np
+
+from .errors import InvalidInputError
+
+
+class Model:
+    """Global structure of arrays: every body's nodes concatenated, tets with global node indices.
+
+    rest (N,3), tets (M,4), gm (M,3,3) = Dm⁻¹, volume (M,), mu_v / lam_v (M,) = μV, λV (with the
+    per-tet stiffness scale), mass (N,) lumped, damping_mass (N,) Rayleigh α per node,
+    damping_stiffness (M,) Rayleigh β per tet, pinned (N,) bool, node_ptr / node_ent: for each node
+    the (tet*4 + corner) incidences (CSR), node_ranges / tet_ranges: each body's slices."""
+
+    def __init__(self, bodies):
+        rest, tets, gm, vol, mu_v, lam_v, mass, alpha, beta, pinned = ([] for _ in range(10))
+        self.node_ranges, self.tet_ranges = [], []
+        n0 = m0 = 0
+        for mesh, material, pin_mask, stiffness_scale in bodies:
+            nodes = mesh.nodes
+            t = mesh.tets
+            ds = np.stack([nodes[t[:, k]] - nodes[t[:, 0]] for k in (1, 2, 3)], axis=2)
+            v = np.linalg.det(ds) / 6.0
+            lam, mu = material.lame
+            m_tet = material.density * v * mesh.mass_weights
+            m = np.zeros(len(nodes))
+            np.add.at(m, t.ravel(), np.repeat(m_tet / 4.0, 4))
+            if np.any(m <= 0):
+                raise InvalidInputError(f"{int(np.sum(m <= 0))} nodes belong to no tet (zero mass)")
+            rest.append(nodes)
+            tets.append(t + n0)
+            gm.append(np.linalg.inv(ds))
+            vol.append(v)
+            mu_v.append(mu * v * stiffness_scale)
+            lam_v.append(lam * v * stiffness_scale)
+            mass.append(m)
+            alpha.append(np.full(len(nodes), material.damping_mass))
+            beta.append(np.full(len(t), material.damping_stiffness))
+            pinned.append(pin_mask)
+            self.node_ranges.append((n0, n0 + len(nodes)))
+            self.tet_ranges.append((m0, m0 + len(t)))
+            n0 += len(nodes)
+            m0 += len(t)
+        self.rest = np.ascontiguousarray(np.concatenate(rest))
+        self.tets = np.ascontiguousarray(np.concatenate(tets))
+        self.gm = np.ascontiguousarray(np.concatenate(gm))
+        self.volume = np.concatenate(vol)
+        self.mu_v = np.concatenate(mu_v)
+        self.lam_v = np.concatenate(lam_v)
+        self.mass = np.concatenate(mass)
+        self.damping_mass = np.concatenate(alpha)
+        self.damping_stiffness = np.concatenate(beta)
+        self.pinned = np.concatenate(pinned)
+        ent = np.argsort(self.tets.ravel(), kind="stable")
+        self.node_ent = ent.astype(np.int64)
+        self.node_ptr = np.zeros(n0 + 1, dtype=np.int64)
+        self.node_ptr[1:] = np.cumsum(np.bincount(self.tets.ravel(), minlength=n0))
+        for a in vars(self).values():
+            if isinstance(a, np.ndarray):
+                a.setflags(write=False)
+
+    @property
+    def num_nodes(self):
+        return len(self.rest)
+
+    @property
+    def num_tets(self):
+        return len(self.tets)

@@ -1,0 +1,64 @@
+"""SolverSettings: the integrator's knobs (Newton and CG caps, tolerances, stress differential, DAPD)."""
+import math
+
+from .errors import InvalidInputError
+
+STRESS_DIFFERENTIALS = ("hybrid", "warped", "exact")
+
+
+class SolverSettings:
+    """Integrator settings.
+
+    newton_iterations: Newton iterations per step (backward Euler), default 1.
+    cg_iterations: cap on preconditioned CG iterations per Newton iteration.
+    cg_tolerance: CG stops when the preconditioned residual falls below this fraction of the initial one.
+    stress_differential: "hybrid" (default; symmetric PSD), "warped" (δP(2), classic warped stiffness)
+        or "exact" (the exact corotational differential; not always PSD, for reference).
+    dapd_alpha: det F threshold below which a tet counts as collapsed (DAPD), default 0.1.
+    dapd_beta: gain of the virtual un-inversion ramp, default 4.
+    static_tolerance: solve_static stops when |residual force| <= this × |external force|.
+    static_iterations: cap on solve_static Newton iterations.
+    """
+
+    def __init__(self, newton_iterations=1, cg_iterations=40, cg_tolerance=1e-3,
+                 stress_differential="hybrid", dapd_alpha=0.1, dapd_beta=4.0,
+                 static_tolerance=1e-9, static_iterations=50):
+        self.newton_iterations = _count("newton_iterations", newton_iterations)
+        self.cg_iterations = _count("cg_iterations", cg_iterations)
+        self.static_iterations = _count("static_iterations", static_iterations)
+        self.cg_tolerance = _positive("cg_tolerance", cg_tolerance)
+        self.static_tolerance = _positive("static_tolerance", static_tolerance)
+        self.dapd_alpha = _positive("dapd_alpha", dapd_alpha)
+        self.dapd_beta = _positive("dapd_beta", dapd_beta)
+        if self.dapd_alpha >= 1.0:
+            raise InvalidInputError(f"dapd_alpha must be in (0, 1), got {self.dapd_alpha}")
+        if stress_differential not in STRESS_DIFFERENTIALS:
+            raise InvalidInputError(
+                f"stress_differential must be one of {STRESS_DIFFERENTIALS}, got {stress_differential!r}")
+        self.stress_differential = stress_differential
+
+    def __repr__(self):
+        return "SolverSettings(" + ", ".join(f"{k}={v!r}" for k, v in vars(self).items()) + ")"
+
+
+def _count(name, value):
+    try:
+        ok = not isinstance(value, bool) and float(value).is_integer()
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
+    value = int(value)
+    if value < 1:
+        raise InvalidInputError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+def _positive(name, value):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} must be a positive finite number, got {value!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise InvalidInputError(f"{name} must be a positive finite number, got {value}")
+    return value

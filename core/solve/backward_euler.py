@@ -1,0 +1,65 @@
+"""Backward Euler in displacement form: a capped Newton loop, each iteration one warm-started PCG solve."""
+import time
+
+import numpy as np
+
+from .pcg import pcg
+
+
+def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None):
+    """Advance `state` (every body of the model) by dt in place; returns the step's stats.
+
+    Newton iteration k at x_k (v_k = (x_k − xⁿ)/Δt) solves
+        ((1 + αΔt) M + (βΔt + Δt²) K) δx = Δt M (vⁿ − v_k) + Δt² (f_k + M g − α M v_k − β K v_k)
+    with pinned nodes prescribed (δx = target − x_k) and projected out of CG, then
+    x_{k+1} = x_k + δx, v_{k+1} = (x_{k+1} − xⁿ)/Δt. The first iteration is warm-started at
+    δx = Δt vⁿ + Δt² g. `correct(state, x_n, v_n, dt)`, if given, runs after each iteration's solve
+    and may correct state.x / state.v in place (the contact stage)."""
+    md = force_model.model
+    g = np.asarray(gravity, dtype=np.float64)
+    pinned = md.pinned
+    free = (~pinned).astype(np.float64)
+    mass = md.mass[:, None]
+    alpha = md.damping_mass[:, None]
+    mass_coef = 1.0 + md.damping_mass * dt
+    tet_scale = md.damping_stiffness * dt + dt * dt
+    has_beta = bool(np.any(md.damping_stiffness > 0))
+    x_n, v_n = state.x.copy(), state.v.copy()
+    stats = {"newton_iterations": 0, "cg_iterations": 0, "cg_residual": 0.0, "degenerate_tets": 0,
+             "seconds": {"rotations": 0.0, "forces": 0.0, "cg": 0.0}}
+    sec = stats["seconds"]
+    dx = np.empty_like(x_n)
+    for k in range(settings.newton_iterations):
+        t0 = time.perf_counter()
+        stats["degenerate_tets"] = force_model.update_rotations(state)
+        t1 = time.perf_counter()
+        v_k = (state.x - x_n) / dt
+        b = force_model.forces(state.x)
+        b += mass * g
+        if k > 0:
+            b -= alpha * mass * v_k
+            if has_beta:
+                b -= force_model.product(v_k, np.empty_like(v_k), md.damping_stiffness)
+        b *= dt * dt
+        b += dt * mass * (v_n - v_k)
+        if k == 0:
+            dx[:] = dt * v_n + dt * dt * g
+        else:
+            dx[:] = 0.0
+        dx[pinned] = pin_target[pinned] - state.x[pinned]
+        t2 = time.perf_counter()
+        its, res = pcg(force_model, mass_coef, tet_scale, b, dx, free,
+                       settings.cg_iterations, settings.cg_tolerance)
+        t3 = time.perf_counter()
+        state.x += dx
+        np.subtract(state.x, x_n, out=state.v)
+        state.v /= dt
+        if correct is not None:
+            correct(state, x_n, v_n, dt)
+        sec["rotations"] += t1 - t0
+        sec["forces"] += t2 - t1
+        sec["cg"] += t3 - t2
+        stats["newton_iterations"] += 1
+        stats["cg_iterations"] += its
+        stats["cg_residual"] = res
+    return stats
