@@ -1,0 +1,110 @@
+"""Collider meshes (validated triangle meshes, static/moving/deforming) and the contact settings."""
+import warnings
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+
+class ContactSettings:
+    """Contact knobs.
+
+    iterations: cap on Jacobi pseudo-impulse sweeps per contact solve (default 30).
+    tolerance: sweeps stop when no contact's velocity changes by more than this (m/s, default 1e-5).
+    stabilization: fraction of the leftover penetration removed per step by post-stabilisation (0.25).
+    max_correction_speed: cap on the post-stabilisation push-out speed, m/s (default 0.5): a body that
+        starts deep inside a collider is pushed out gradually, never launched.
+    search_depth: how deep below a closed surface a point is still found and pushed out, m (0.05).
+    body_thickness: contact distance kept between two soft bodies' render surfaces, m (0.001).
+    margin: contacts whose predicted gap is below this are kept in the solve, m (1e-4).
+    max_contacts_per_point: constraints kept per render vertex (the most violated), default 4.
+    """
+
+    def __init__(self, iterations=30, tolerance=1e-5, stabilization=0.25, max_correction_speed=0.5,
+                 search_depth=0.05, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4):
+        self.iterations = int(iterations)
+        self.tolerance = float(tolerance)
+        self.stabilization = float(stabilization)
+        self.max_correction_speed = float(max_correction_speed)
+        self.search_depth = float(search_depth)
+        self.body_thickness = float(body_thickness)
+        self.margin = float(margin)
+        self.max_contacts_per_point = int(max_contacts_per_point)
+        numbers = (self.tolerance, self.stabilization, self.max_correction_speed, self.search_depth,
+                   self.body_thickness, self.margin)
+        if self.iterations < 1 or self.max_contacts_per_point < 1 or not all(
+                np.isfinite(x) and x >= 0 for x in numbers) or self.stabilization > 1:
+            raise InvalidInputError(f"invalid contact settings: {vars(self)}")
+
+
+def closed_and_oriented(vertices, triangles):
+    """True when, after welding coincident vertices, every edge is used once in each direction
+    (a closed, consistently oriented mesh); degenerate triangles are ignored."""
+    if len(triangles) == 0:
+        return False
+    _, weld = np.unique(vertices, axis=0, return_inverse=True)
+    t = weld.reshape(-1)[triangles]
+    t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 2] != t[:, 0])]
+    if len(t) == 0:
+        return False
+    a = np.concatenate([t[:, 0], t[:, 1], t[:, 2]])
+    b = np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
+    n = int(max(a.max(), b.max())) + 1
+    return bool(np.array_equal(np.sort(a * n + b), np.sort(b * n + a)))
+
+
+def enclosed_volume(vertices, triangles):
+    """Signed volume enclosed by a closed triangle mesh (positive when its normals point outward)."""
+    a, b, c = (vertices[triangles[:, k]] for k in range(3))
+    return float(np.einsum("ij,ij->", a, np.cross(b, c)) / 6.0)
+
+
+def check_vertices(vertices, expected, what):
+    """Float (n,3) copy of vertices, or InvalidInputError naming `what` on a wrong shape or NaN/inf."""
+    v = np.array(vertices, dtype=np.float64, copy=True)
+    if v.ndim != 2 or v.shape[1] != 3 or (expected is not None and len(v) != expected):
+        want = f"({expected}, 3)" if expected is not None else "(n, 3)"
+        raise InvalidInputError(f"{what}: vertices must have shape {want}, got {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise InvalidInputError(f"{what}: vertices contain NaN or infinite coordinates")
+    return v
+
+
+class Collider:
+    """A triangle mesh bodies collide with. Closed, consistently oriented meshes are one-sided (a point
+    found inside is pushed out); open meshes (a plane) are two-sided with thickness `thickness`."""
+
+    def __init__(self, index, vertices, triangles, friction=0.5, thickness=0.0, name=None):
+        self.index = index
+        self.name = name if name is not None else f"collider {index}"
+        what = f"collider '{self.name}'"
+        self.start = check_vertices(vertices, None, what)
+        tris = np.asarray(triangles)
+        if tris.size == 0:
+            tris = np.zeros((0, 3), np.int64)
+        if tris.ndim != 2 or tris.shape[1] != 3 or not np.issubdtype(tris.dtype, np.integer):
+            raise InvalidInputError(f"{what}: triangles must be integer indices of shape (m, 3), got {tris.shape}")
+        tris = np.array(tris, dtype=np.int64, copy=True)
+        if len(tris) and (tris.min() < 0 or tris.max() >= len(self.start)):
+            raise InvalidInputError(f"{what}: triangles index vertices out of range [0, {len(self.start) - 1}]")
+        if not (np.isfinite(friction) and friction >= 0):
+            raise InvalidInputError(f"{what}: friction must be a finite number >= 0, got {friction!r}")
+        if not (np.isfinite(thickness) and thickness >= 0):
+            raise InvalidInputError(f"{what}: thickness must be a finite number >= 0, got {thickness!r}")
+        if len(tris) == 0:
+            warnings.warn(f"{what} has zero triangles and is ignored", stacklevel=3)
+        self.closed = closed_and_oriented(self.start, tris)
+        if self.closed and enclosed_volume(self.start, tris) < 0:
+            tris = tris[:, [0, 2, 1]]  # inward-facing closed mesh: flip so normals point out
+        self.triangles = tris
+        self.friction = float(friction)
+        self.thickness = float(thickness)
+        self.end = self.start.copy()
+
+    def move(self, vertices):
+        """Positions at the end of the next step (the motion within the step is linear)."""
+        self.end = check_vertices(vertices, len(self.start), f"collider '{self.name}'")
+
+    def __repr__(self):
+        kind = "closed" if self.closed else "open"
+        return f"Collider({self.name!r}, {len(self.start)} vertices, {len(self.triangles)} triangles, {kind})"

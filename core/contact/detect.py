@@ -1,0 +1,135 @@
+"""Detection kernel: each render point's swept segment against padded triangles through the BVH (continuous, conservative)."""
+import math
+
+import numpy as np
+
+from ..jit import njit, prange
+from .bvh import STACK_SIZE, query_box
+from .triangle import closest_point_barycentric, plane_barycentric
+
+CANDIDATES = 4096   # candidate triangles examined per point (a long segment over a fine mesh)
+CHUNK = 256         # points per parallel work item (buffers are allocated per chunk)
+BARY_TOLERANCE = 1e-4
+
+
+@njit(cache=True, parallel=True)
+def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
+           left, right, start, count, order, lo, hi, margin, search_depth,
+           slot_tri, slot_b, slot_n, slot_gap):
+    """Fill up to K contact constraints per point (slot_* arrays of shape (P,K,...), slot_tri -1 when empty).
+
+    For a triangle with (outward) normal n and thickness τ, the point's signed height H(t) above the
+    offset plane is linear over the step; the constraint is recorded when H(1) < τ + margin and the
+    point, at the time it reaches the offset plane (or at the start if already inside the shell),
+    projects inside the triangle. Open meshes are two-sided (the side is the one the point starts
+    on); closed meshes are one-sided: a point behind its nearest triangle is inside and gets a single
+    push-out constraint along that triangle's normal. slot_gap holds H(0) − τ.
+    """
+    npts = p0.shape[0]
+    K = slot_tri.shape[1]
+    nchunks = (npts + CHUNK - 1) // CHUNK
+    for ch in prange(nchunks):
+        cand = np.empty(CANDIDATES, np.int64)
+        stack = np.empty(STACK_SIZE, np.int64)
+        score = np.empty(K)
+        for i in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
+            for k in range(K):
+                slot_tri[i, k] = -1
+            px0, py0, pz0 = p0[i, 0], p0[i, 1], p0[i, 2]
+            px1, py1, pz1 = p1[i, 0], p1[i, 1], p1[i, 2]
+            nfound = query_box(min(px0, px1) - search_depth, min(py0, py1) - search_depth,
+                               min(pz0, pz1) - search_depth, max(px0, px1) + search_depth,
+                               max(py0, py1) + search_depth, max(pz0, pz1) + search_depth,
+                               left, right, start, count, order, lo, hi, stack, cand)
+            nfound = min(nfound, CANDIDATES)
+            used = 0
+            best = -1
+            best_d = np.inf
+            best_cos = 0.0
+            best_h = 0.0
+            bu = bv = bw = 0.0
+            bnx = bny = bnz = 0.0
+            for j in range(nfound):
+                t = cand[j]
+                if tri_group[t] == pt_group[i]:
+                    continue
+                ia, ib, ic = tris[t, 0], tris[t, 1], tris[t, 2]
+                ax, ay, az = v0[ia, 0], v0[ia, 1], v0[ia, 2]
+                bx, by, bz = v0[ib, 0], v0[ib, 1], v0[ib, 2]
+                cx, cy, cz = v0[ic, 0], v0[ic, 1], v0[ic, 2]
+                e0x, e0y, e0z = bx - ax, by - ay, bz - az
+                e1x, e1y, e1z = cx - ax, cy - ay, cz - az
+                nx = e0y * e1z - e0z * e1y
+                ny = e0z * e1x - e0x * e1z
+                nz = e0x * e1y - e0y * e1x
+                nlen = math.sqrt(nx * nx + ny * ny + nz * nz)
+                scale = e0x * e0x + e0y * e0y + e0z * e0z + e1x * e1x + e1y * e1y + e1z * e1z
+                if not nlen > 1e-12 * scale:  # degenerate (or NaN) triangle: skipped
+                    continue
+                nx /= nlen
+                ny /= nlen
+                nz /= nlen
+                h0 = nx * (px0 - ax) + ny * (py0 - ay) + nz * (pz0 - az)
+                h1 = (nx * (px1 - v1[ia, 0]) + ny * (py1 - v1[ia, 1]) + nz * (pz1 - v1[ia, 2]))
+                tau = tri_thick[t]
+                if tri_onesided[t]:
+                    u, v, w = closest_point_barycentric(px0, py0, pz0, ax, ay, az, bx, by, bz, cx, cy, cz)
+                    dx = px0 - (u * ax + v * bx + w * cx)
+                    dy = py0 - (u * ay + v * by + w * cy)
+                    dz = pz0 - (u * az + v * bz + w * cz)
+                    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+                    cosv = abs(h0) / d if d > 0.0 else 1.0
+                    tol = 1e-7 * d + 1e-15
+                    if d < best_d - tol or (d <= best_d + tol and cosv > best_cos):
+                        best, best_d, best_cos, best_h = t, d, cosv, h0
+                        bu, bv, bw = u, v, w
+                        bnx, bny, bnz = nx, ny, nz
+                    s = 1.0
+                elif h0 > 0.0:
+                    s = 1.0
+                elif h0 < 0.0:
+                    s = -1.0
+                else:
+                    s = -1.0 if h1 > 0.0 else 1.0
+                H0 = s * h0
+                H1 = s * h1
+                if H0 < 0.0 or H1 >= tau + margin:
+                    continue
+                if H0 <= tau:
+                    ts = 0.0
+                elif H1 < tau:
+                    ts = (H0 - tau) / (H0 - H1)
+                else:
+                    ts = 1.0
+                r = 1.0 - ts
+                qx, qy, qz = r * px0 + ts * px1, r * py0 + ts * py1, r * pz0 + ts * pz1
+                u, v, w, ok = plane_barycentric(
+                    qx, qy, qz,
+                    r * ax + ts * v1[ia, 0], r * ay + ts * v1[ia, 1], r * az + ts * v1[ia, 2],
+                    r * bx + ts * v1[ib, 0], r * by + ts * v1[ib, 1], r * bz + ts * v1[ib, 2],
+                    r * cx + ts * v1[ic, 0], r * cy + ts * v1[ic, 1], r * cz + ts * v1[ic, 2])
+                if not ok or u < -BARY_TOLERANCE or v < -BARY_TOLERANCE or w < -BARY_TOLERANCE:
+                    continue
+                sc = H1 - tau
+                if used < K:
+                    k = used
+                    used += 1
+                else:
+                    k = 0
+                    for m in range(1, K):
+                        if score[m] > score[k]:
+                            k = m
+                    if score[k] <= sc:
+                        continue
+                score[k] = sc
+                slot_tri[i, k] = t
+                slot_b[i, k, 0], slot_b[i, k, 1], slot_b[i, k, 2] = u, v, w
+                slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = s * nx, s * ny, s * nz
+                slot_gap[i, k] = H0 - tau
+            if best >= 0 and best_h < 0.0:
+                for k in range(K):
+                    slot_tri[i, k] = -1
+                slot_tri[i, 0] = best
+                slot_b[i, 0, 0], slot_b[i, 0, 1], slot_b[i, 0, 2] = bu, bv, bw
+                slot_n[i, 0, 0], slot_n[i, 0, 1], slot_n[i, 0, 2] = bnx, bny, bnz
+                slot_gap[i, 0] = best_h - tri_thick[best]

@@ -1,0 +1,272 @@
+"""The contact stage a World runs inside its Newton loop: detection, friction response, post-stabilisation."""
+import numpy as np
+
+from ..errors import InvalidInputError
+from .bvh import BVH
+from .colliders import Collider, ContactSettings
+from .detect import detect
+from .response import solve_contacts
+from .surface import BodySurface, point_positions
+
+STENCIL = 16  # 4 nodes of the point's tet + 3 triangle vertices x 4 nodes (body–body)
+
+
+def combined_friction(mu_a, mu_b):
+    """Friction coefficient of a contact: the geometric mean sqrt(μa μb) of the two surfaces' μ."""
+    return np.sqrt(mu_a * mu_b)
+
+
+class Contacts:
+    """One step's contacts: points (n,3), normals (n,3, pushing the body out), depths (n,) penetration at
+    the start of the step, forces (n,3) on the body (N), body (n,) body index, collider (n,) collider
+    index or −1, other_body (n,) body index or −1."""
+
+    def __init__(self, points, normals, depths, forces, body, collider, other_body):
+        self.points, self.normals, self.depths, self.forces = points, normals, depths, forces
+        self.body, self.collider, self.other_body = body, collider, other_body
+
+    @classmethod
+    def empty(cls):
+        z3 = np.zeros((0, 3))
+        zi = np.zeros(0, np.int64)
+        return cls(z3, z3.copy(), np.zeros(0), z3.copy(), zi, zi.copy(), zi.copy())
+
+    def __len__(self):
+        return len(self.depths)
+
+    def __repr__(self):
+        return f"Contacts({len(self)})"
+
+
+class _Candidates:
+    """Compacted detector output for one triangle set: point id, triangle id, barycentric, normal, gap."""
+
+    def __init__(self, slot_tri, slot_b, slot_n, slot_gap):
+        pi, k = np.nonzero(slot_tri >= 0)
+        self.point = pi
+        self.tri = slot_tri[pi, k]
+        self.bary = slot_b[pi, k]
+        self.normal = slot_n[pi, k]
+        self.gap = slot_gap[pi, k]
+
+
+class ContactStage:
+    """Colliders and body surfaces of a World, and the contact solve run on all bodies at once."""
+
+    def __init__(self, settings=None):
+        self.settings = settings if settings is not None else ContactSettings()
+        self.colliders = []
+        self.surfaces = []
+        self.contacts = Contacts.empty()
+        self._layout = None
+        self._collider_bvh = None
+
+    # -- scene --------------------------------------------------------------------------------------
+    def add_collider(self, vertices, triangles, friction=0.5, thickness=0.0, name=None):
+        """Add a triangle mesh collider (world space); returns its handle for move_collider."""
+        c = Collider(len(self.colliders), vertices, triangles, friction, thickness, name)
+        self.colliders.append(c)
+        self._collider_bvh = None
+        return c
+
+    def move_collider(self, collider, vertices):
+        """Collider vertex positions at the end of the next step (linear motion within the step)."""
+        if isinstance(collider, (int, np.integer)) and 0 <= collider < len(self.colliders):
+            collider = self.colliders[collider]
+        if not isinstance(collider, Collider) or collider.index >= len(self.colliders) \
+                or self.colliders[collider.index] is not collider:
+            raise InvalidInputError(f"unknown collider {collider!r}")
+        collider.move(vertices)
+
+    def add_body(self, mesh, friction, name):
+        """Register a body's contact surface (bodies are indexed in the order they are added)."""
+        self.surfaces.append(BodySurface(mesh, friction, name))
+        self._layout = None
+
+    def finish_step(self):
+        """Colliders arrive at their end positions; the next step starts there."""
+        for c in self.colliders:
+            c.start = c.end.copy()
+
+    # -- layout -------------------------------------------------------------------------------------
+    def _build_layout(self, num_nodes):
+        offs = np.concatenate([[0], np.cumsum(num_nodes)])
+        poffs = np.concatenate([[0], np.cumsum([len(s) for s in self.surfaces])])
+        nodes = np.concatenate([np.where(s.nodes >= 0, s.nodes + offs[i], -1)
+                                for i, s in enumerate(self.surfaces)])
+        lay = {
+            "num_nodes": tuple(num_nodes), "offsets": offs,
+            "nodes": np.ascontiguousarray(nodes),
+            "weights": np.ascontiguousarray(np.concatenate([s.weights for s in self.surfaces])),
+            "group": np.repeat(np.arange(len(self.surfaces)), [len(s) for s in self.surfaces]),
+            "mu": np.repeat([s.friction for s in self.surfaces], [len(s) for s in self.surfaces]),
+        }
+        tris = [s.triangles + poffs[i] for i, s in enumerate(self.surfaces)]
+        lay["tris"] = np.ascontiguousarray(np.concatenate(tris)).astype(np.int64)
+        counts = [len(s.triangles) for s in self.surfaces]
+        lay["tri_group"] = np.repeat(np.arange(len(self.surfaces)), counts)
+        lay["tri_mu"] = np.repeat([s.friction for s in self.surfaces], counts).astype(np.float64)
+        lay["tri_onesided"] = np.repeat([s.closed for s in self.surfaces], counts).astype(np.bool_)
+        lay["tri_thick"] = np.full(len(lay["tris"]), self.settings.body_thickness)
+        lay["bvh"] = None
+        if len(self.surfaces) > 1 and len(lay["tris"]):
+            rest = point_positions(np.zeros((offs[-1], 3)), lay["nodes"], lay["weights"], 0.0,
+                                   np.zeros((offs[-1], 3)))
+            lay["bvh"] = BVH(rest, lay["tris"])
+        self._layout = lay
+
+    def _collider_arrays(self):
+        if self._collider_bvh is None:
+            live = [c for c in self.colliders if len(c.triangles)]
+            self._live = live
+            if not live:
+                self._collider_bvh = False
+                return
+            voffs = np.concatenate([[0], np.cumsum([len(c.start) for c in live])])
+            counts = [len(c.triangles) for c in live]
+            self._ctris = np.concatenate([c.triangles + voffs[i] for i, c in enumerate(live)]).astype(np.int64)
+            self._cindex = np.repeat([c.index for c in live], counts)
+            self._cmu = np.repeat([c.friction for c in live], counts).astype(np.float64)
+            self._cthick = np.repeat([c.thickness for c in live], counts).astype(np.float64)
+            self._conesided = np.repeat([c.closed for c in live], counts).astype(np.bool_)
+            self._cgroup = np.full(len(self._ctris), -1, np.int64)
+            self._collider_bvh = BVH(np.concatenate([c.start for c in live]), self._ctris)
+
+    def _collider_positions(self, frac):
+        return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
+
+    # -- detection ----------------------------------------------------------------------------------
+    def _detect(self, p0, p1, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin):
+        s = self.settings
+        bvh.refit(v0, v1, tri_thick + margin)
+        npts = len(p0)
+        K = s.max_contacts_per_point
+        slot_tri = np.empty((npts, K), np.int64)
+        slot_b = np.empty((npts, K, 3))
+        slot_n = np.empty((npts, K, 3))
+        slot_gap = np.empty((npts, K))
+        detect(p0, p1, self._layout["group"], v0, v1, tris, tri_group, tri_thick, tri_onesided,
+               bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
+               margin, s.search_depth, slot_tri, slot_b, slot_n, slot_gap)
+        return _Candidates(slot_tri, slot_b, slot_n, slot_gap)
+
+    def _gather(self, x0, v, dt, frac0, frac1, margin):
+        """Candidates against colliders and against other bodies, as solver rows."""
+        lay = self._layout
+        p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
+        p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v)
+        rows = []
+        self._collider_arrays()
+        if self._collider_bvh:
+            c0 = self._collider_positions(frac0)
+            c1 = self._collider_positions(frac1)
+            cand = self._detect(p0, p1, c0, c1, self._ctris, self._cgroup, self._cthick, self._conesided,
+                                self._collider_bvh, margin)
+            nc = len(cand.point)
+            node = np.full((nc, STENCIL), -1, np.int64)
+            coef = np.zeros((nc, STENCIL))
+            node[:, :4] = lay["nodes"][cand.point]
+            coef[:, :4] = lay["weights"][cand.point]
+            tv = self._ctris[cand.tri]
+            move = np.einsum("ck,ckd->cd", cand.bary, (c1 - c0)[tv])
+            rows.append((cand, node, coef, move, self._cmu[cand.tri],
+                         self._cindex[cand.tri], np.full(nc, -1)))
+        if lay["bvh"] is not None:
+            cand = self._detect(p0, p1, p0, p1, lay["tris"], lay["tri_group"], lay["tri_thick"],
+                                lay["tri_onesided"], lay["bvh"], margin)
+            nc = len(cand.point)
+            node = np.full((nc, STENCIL), -1, np.int64)
+            coef = np.zeros((nc, STENCIL))
+            node[:, :4] = lay["nodes"][cand.point]
+            coef[:, :4] = lay["weights"][cand.point]
+            tp = lay["tris"][cand.tri]
+            node[:, 4:] = lay["nodes"][tp].reshape(nc, 12)
+            coef[:, 4:] = -(cand.bary[:, :, None] * lay["weights"][tp]).reshape(nc, 12)
+            rows.append((cand, node, coef, np.zeros((nc, 3)), lay["tri_mu"][cand.tri],
+                         np.full(nc, -1), lay["tri_group"][cand.tri]))
+        return p0, rows
+
+    @staticmethod
+    def _concat(rows):
+        cand = [r[0] for r in rows]
+        point = np.concatenate([c.point for c in cand])
+        normal = np.concatenate([c.normal for c in cand]).reshape(-1, 3)
+        gap = np.concatenate([c.gap for c in cand])
+        node = np.ascontiguousarray(np.concatenate([r[1] for r in rows]))
+        coef = np.ascontiguousarray(np.concatenate([r[2] for r in rows]))
+        move = np.concatenate([r[3] for r in rows]).reshape(-1, 3)
+        mu_other = np.concatenate([r[4] for r in rows])
+        collider = np.concatenate([r[5] for r in rows]).astype(np.int64)
+        other = np.concatenate([r[6] for r in rows]).astype(np.int64)
+        return point, np.ascontiguousarray(normal), gap, node, coef, move, mu_other, collider, other
+
+    def _prepare(self, xs):
+        num_nodes = tuple(len(x) for x in xs)
+        if len(num_nodes) != len(self.surfaces):
+            raise InvalidInputError(f"{len(num_nodes)} bodies given, {len(self.surfaces)} registered")
+        if self._layout is None or self._layout["num_nodes"] != num_nodes:
+            self._build_layout(num_nodes)
+
+    def _scatter(self, full, outs):
+        offs = self._layout["offsets"]
+        for i, out in enumerate(outs):
+            out[:] = full[offs[i]:offs[i + 1]]
+
+    # -- solves -------------------------------------------------------------------------------------
+    def solve(self, x0s, vs, inv_masses, dt, frac0=0.0, frac1=1.0):
+        """Correct the bodies' velocities (vs, modified in place) so that no render point ends the step
+        (positions x0 + dt v) through a collider or another body, with Coulomb friction.
+
+        x0s, vs, inv_masses: per body, node positions at the start of the step, current velocities
+        (the Newton iterate) and inverse lumped masses (0 for pinned nodes). frac0, frac1: the part of
+        the colliders' motion (start -> end) this step covers (substeps). Records self.contacts.
+        """
+        if not self.surfaces or not self.colliders and len(self.surfaces) < 2:
+            self.contacts = Contacts.empty()
+            return 0
+        self._prepare(x0s)
+        x0 = np.ascontiguousarray(np.concatenate(x0s), dtype=np.float64)
+        v = np.ascontiguousarray(np.concatenate(vs), dtype=np.float64)
+        invm = np.ascontiguousarray(np.concatenate(inv_masses), dtype=np.float64)
+        p0, rows = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
+        if not rows:
+            self.contacts = Contacts.empty()
+            return 0
+        point, normal, gap, node, coef, move, mu_other, collider, other = self._concat(rows)
+        lay = self._layout
+        mu = combined_friction(lay["mu"][point], mu_other)
+        vmin = np.where(gap >= 0.0, -gap / dt, 0.0)
+        lam_n = np.zeros(len(point))
+        lam_t = np.zeros((len(point), 3))
+        iters = solve_contacts(v, invm, node, coef, normal, vmin, mu, np.ascontiguousarray(move / dt),
+                               self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
+        self._scatter(v, vs)
+        ends = point_positions(x0, lay["nodes"][point], lay["weights"][point], dt, v)
+        self.contacts = Contacts(ends, normal, np.maximum(0.0, -gap),
+                                 (lam_n[:, None] * normal + lam_t) / dt, lay["group"][point], collider, other)
+        return iters
+
+    def stabilize(self, xs, inv_masses, dt, frac=1.0):
+        """Post-stabilisation: move nodes (xs, in place; velocities untouched) so that leftover penetration
+        shrinks by `stabilization` per step, at most max_correction_speed · dt."""
+        if not self.surfaces or not self.colliders and len(self.surfaces) < 2:
+            return
+        self._prepare(xs)
+        x = np.ascontiguousarray(np.concatenate(xs), dtype=np.float64)
+        invm = np.ascontiguousarray(np.concatenate(inv_masses), dtype=np.float64)
+        zero = np.zeros_like(x)
+        _, rows = self._gather(x, zero, 0.0, frac, frac, 0.0)
+        if not rows:
+            return
+        point, normal, gap, node, coef, _, _, _, _ = self._concat(rows)
+        deep = gap < 0.0
+        if not deep.any():
+            return
+        s = self.settings
+        push = np.minimum(s.stabilization * -gap[deep], s.max_correction_speed * dt)
+        dx = np.zeros_like(x)
+        n = int(deep.sum())
+        solve_contacts(dx, invm, np.ascontiguousarray(node[deep]), np.ascontiguousarray(coef[deep]),
+                       np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros((n, 3)),
+                       s.iterations, s.tolerance * dt, np.zeros(n), np.zeros((n, 3)))
+        self._scatter(x + dx, xs)

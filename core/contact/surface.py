@@ -1,0 +1,70 @@
+"""A body's contact surface: render vertices embedded in the tets (or the tet mesh's boundary) and their triangles."""
+import warnings
+
+import numpy as np
+
+from ..jit import njit, prange
+from .colliders import closed_and_oriented, enclosed_volume
+
+# Outward faces of a positively oriented tet (a, b, c, d).
+_TET_FACES = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+
+
+def boundary_faces(tets):
+    """Outward-oriented faces (k,3) that belong to exactly one tet."""
+    faces = tets[:, _TET_FACES].reshape(-1, 3)
+    keys = np.sort(faces, axis=1)
+    _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    return faces[counts[inverse.ravel()] == 1]
+
+
+class BodySurface:
+    """Contact points of one body as (P,4) node ids (−1 = unused) and barycentric weights, plus triangles over the points.
+
+    With an embedding, the points are the render vertices and the triangles the render triangles
+    (`mesh.embedding.triangles`); without one, the tet mesh's boundary nodes and faces.
+    """
+
+    def __init__(self, mesh, friction, name):
+        emb = mesh.embedding
+        self.name = name
+        self.friction = float(friction)
+        if emb is not None:
+            self.nodes = np.ascontiguousarray(mesh.tets[emb.tet], dtype=np.int64)
+            self.weights = np.ascontiguousarray(emb.weights, dtype=np.float64)
+            tris = getattr(emb, "triangles", None)
+            if tris is None:
+                warnings.warn(f"{name}: the embedding has no render triangles; it collides with colliders "
+                              "but not with other soft bodies", stacklevel=3)
+                tris = np.zeros((0, 3), np.int64)
+            self.triangles = np.ascontiguousarray(tris, dtype=np.int64).reshape(-1, 3)
+        else:
+            faces = boundary_faces(mesh.tets)
+            ids, local = np.unique(faces, return_inverse=True)
+            self.nodes = np.full((len(ids), 4), -1, np.int64)
+            self.nodes[:, 0] = ids
+            self.weights = np.zeros((len(ids), 4))
+            self.weights[:, 0] = 1.0
+            self.triangles = local.reshape(-1, 3).astype(np.int64)
+        rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
+        self.closed = closed_and_oriented(rest, self.triangles)
+        if self.closed and enclosed_volume(rest, self.triangles) < 0:
+            self.triangles = self.triangles[:, [0, 2, 1]].copy()
+
+    def __len__(self):
+        return len(self.nodes)
+
+
+@njit(cache=True, parallel=True)
+def point_positions(x, nodes, weights, dt, v):
+    """Points Σ w x_j (dt = 0) or predicted Σ w (x_j + dt v_j) for node positions x, velocities v."""
+    n = nodes.shape[0]
+    out = np.zeros((n, 3))
+    for i in prange(n):
+        for s in range(nodes.shape[1]):
+            j = nodes[i, s]
+            if j >= 0:
+                w = weights[i, s]
+                for d in range(3):
+                    out[i, d] += w * (x[j, d] + dt * v[j, d])
+    return out

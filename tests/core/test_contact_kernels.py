@@ -1,0 +1,182 @@
+"""Contact building blocks in isolation: BVH vs brute force, closest points, continuous detection, friction."""
+import warnings
+
+import numpy as np
+import pytest
+
+from core.contact import ContactStage
+from core.contact.bvh import BVH, STACK_SIZE, query_box
+from core.contact.triangle import closest_point_barycentric
+from core.errors import InvalidInputError
+from core.tetmesh import TetMesh
+
+PLANE_V = np.array([[-2.0, -2, 0], [2, -2, 0], [2, 2, 0], [-2, 2, 0]])
+PLANE_T = np.array([[0, 1, 2], [0, 2, 3]])
+TET = np.array([[0.0, 0, 0], [0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]])
+
+
+def _query(bvh, lo, hi):
+    out = np.empty(len(bvh.triangles), np.int64)
+    n = query_box(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], bvh.left, bvh.right, bvh.start, bvh.count,
+                  bvh.order, bvh.lo, bvh.hi, np.empty(STACK_SIZE, np.int64), out)
+    return set(out[:n].tolist())
+
+
+def test_bvh_query_finds_every_overlapping_triangle_after_refit():
+    rng = np.random.default_rng(0)
+    centres = rng.uniform(-1, 1, (3000, 1, 3))
+    v0 = (centres + rng.normal(0, 0.03, (3000, 3, 3))).reshape(-1, 3)
+    tris = np.arange(len(v0)).reshape(-1, 3)
+    bvh = BVH(v0, tris)
+    v1 = v0 + rng.normal(0, 0.02, v0.shape) + [0.1, 0, 0]   # deformed and moved
+    pad = rng.uniform(0, 0.05, len(tris))
+    bvh.refit(v0, v1, pad)
+    both = np.stack([v0[tris], v1[tris]], axis=1).reshape(len(tris), 6, 3)
+    tlo = both.min(axis=1) - pad[:, None]
+    thi = both.max(axis=1) + pad[:, None]
+    for _ in range(50):
+        c = rng.uniform(-1, 1, 3)
+        lo, hi = c - 0.1, c + 0.1
+        brute = set(np.flatnonzero(np.all(tlo <= hi, axis=1) & np.all(thi >= lo, axis=1)).tolist())
+        found = _query(bvh, lo, hi)
+        assert brute <= found
+        assert len(found) <= 3 * len(brute) + 20  # leaves hold a few triangles: the query stays local
+
+
+def test_closest_point_matches_dense_sampling():
+    rng = np.random.default_rng(1)
+    s = np.linspace(0, 1, 201)
+    u, v = np.meshgrid(s, s)
+    keep = u + v <= 1
+    bary = np.stack([1 - u[keep] - v[keep], u[keep], v[keep]], axis=1)
+    for _ in range(20):
+        a, b, c, p = rng.normal(size=(4, 3))
+        samples = bary @ np.stack([a, b, c])
+        best = np.linalg.norm(samples - p, axis=1).min()
+        w = closest_point_barycentric(*p, *a, *b, *c)
+        q = w[0] * a + w[1] * b + w[2] * c
+        assert min(w) >= -1e-12 and abs(sum(w) - 1) < 1e-12
+        assert np.linalg.norm(q - p) <= best + 1e-12
+        assert np.linalg.norm(q - p) >= best - 0.02  # sampling resolution
+
+
+def _one_tet_stage(friction=0.5, collider_friction=0.5, **collider):
+    st = ContactStage()
+    c = st.add_collider(collider.pop("vertices", PLANE_V), collider.pop("triangles", PLANE_T),
+                        friction=collider_friction, **collider)
+    st.add_body(TetMesh(TET, [[0, 1, 2, 3]]), friction, "tet")
+    return st, c
+
+
+def test_fast_point_does_not_cross_a_thin_plate():
+    # 20 m/s at 24 fps: 0.83 m per step through a zero-thickness plane
+    st, _ = _one_tet_stage()
+    x = TET + [0, 0, 0.3]
+    v = np.tile([0.0, 0, -20.0], (4, 1))
+    dt = 1 / 24
+    st.solve([x], [v], [np.ones(4)], dt)
+    end = x + dt * v
+    assert end[:, 2].min() >= -1e-9
+    assert np.allclose(end[:3, 2], 0.0, atol=1e-9)    # the bottom face stops on the plane
+    assert len(st.contacts) >= 3 and np.allclose(st.contacts.normals[:, 2], 1.0)
+
+
+def test_point_passing_beside_a_triangle_is_not_stopped():
+    st, _ = _one_tet_stage(vertices=PLANE_V * 0.1 + [1.0, 0, 0])   # small plate at x ~ 1, the tet falls at x ~ 0
+    x = TET + [0, 0, 0.3]
+    v = np.tile([0.0, 0, -20.0], (4, 1))
+    st.solve([x], [v], [np.ones(4)], 1 / 24)
+    assert np.allclose(v[:, 2], -20.0) and len(st.contacts) == 0
+
+
+def test_moving_collider_sweeps_up_through_a_resting_point():
+    st, c = _one_tet_stage()
+    x = TET + [0, 0, 0.05]
+    st.move_collider(c, PLANE_V + [0, 0, 0.5])        # the plane rises 0.5 m in one step
+    v = np.zeros((4, 3))
+    dt = 0.1
+    st.solve([x], [v], [np.ones(4)], dt)
+    end = x + dt * v
+    assert end[:, 2].min() >= 0.5 - 1e-9
+
+
+@pytest.mark.parametrize("mu, stick", [(0.8, True), (0.1, False)])
+def test_coulomb_stick_and_slip_on_a_plane(mu, stick):
+    # Bottom face resting on the plane, falling at 1 m/s and sliding at 0.5 m/s: the normal impulse
+    # removes Δvn = 1 m/s, friction removes min(|vt|, μ Δvn) of the tangential speed.
+    st, _ = _one_tet_stage(friction=mu, collider_friction=mu)
+    v = np.tile([0.5, 0.0, -1.0], (4, 1))
+    v[3] = [0.5, 0, -1.0]
+    st.solve([TET.copy()], [v], [np.ones(4)], 0.01)
+    bottom = v[:3]
+    assert np.allclose(bottom[:, 2], 0.0, atol=1e-6)
+    expected_vt = 0.0 if stick else 0.5 - mu * 1.0
+    assert np.allclose(bottom[:, 0], expected_vt, atol=1e-6)
+    f = st.contacts.forces
+    assert np.all(np.linalg.norm(f[:, :2], axis=1) <= mu * f[:, 2] + 1e-9)
+
+
+def test_embedded_point_correction_reaches_the_nodes_mass_consistently():
+    class Emb:
+        tet = np.array([0])
+        weights = np.array([[0.7, 0.1, 0.1, 0.1]])
+        triangles = None
+    mesh = TetMesh(TET + [0, 0, 0.01], [[0, 1, 2, 3]], embedding=Emb())
+    st = ContactStage()
+    st.add_collider(PLANE_V, PLANE_T, friction=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        st.add_body(mesh, 0.0, "embedded")
+    m = np.array([1.0, 2.0, 3.0, 4.0])
+    v = np.tile([0.0, 0, -1.0], (4, 1))
+    x = mesh.nodes.copy()
+    p0 = Emb.weights[0] @ x
+    dt = 0.1
+    momentum0 = (m[:, None] * v).sum(axis=0)
+    st.solve([x], [v], [1 / m], dt)
+    p1 = Emb.weights[0] @ (x + dt * v)
+    assert abs(p1[2]) < 1e-7 and p0[2] > 0            # the embedded point lands on the plane
+    dv = v - [0, 0, -1.0]
+    # node velocity changes are w_i J / m_i for one impulse J on the point
+    J = dv * m[:, None] / Emb.weights[0][:, None]
+    assert np.allclose(J, J[0], atol=1e-9)
+    # the contact force (both plane triangles report the point: it lies on their shared edge) is the momentum change
+    assert np.allclose((m[:, None] * v).sum(axis=0) - momentum0, st.contacts.forces.sum(axis=0) * dt)
+
+
+BOX_V = np.array([[x, y, z] for x in (-2.0, 2.0) for y in (-2.0, 2.0) for z in (-1.0, 0.0)])
+BOX_T = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+                  [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
+
+
+def test_initial_overlap_with_a_closed_collider_is_pushed_out_gradually_and_pins_hold():
+    st, c = _one_tet_stage(vertices=BOX_V, triangles=BOX_T)
+    assert c.closed
+    x = TET - [0, 0, 0.03]                            # bottom face 3 cm inside the box
+    inv = np.array([1.0, 1.0, 1.0, 0.0])              # node 3 pinned
+    for _ in range(40):
+        before = x.copy()
+        st.stabilize([x], [inv], 0.04)
+        assert np.abs(x - before).max() <= 0.5 * 0.04 + 1e-12   # at most max_correction_speed dt per step
+        assert np.allclose(x[3], before[3])
+    assert np.allclose(x[:3, 2], 0.0, atol=1e-4)      # out, and not launched beyond the surface
+
+
+def test_bad_collider_input():
+    st = ContactStage()
+    bad = PLANE_V.copy()
+    bad[2, 1] = np.nan
+    with pytest.raises(InvalidInputError, match="Floor"):
+        st.add_collider(bad, PLANE_T, name="Floor")
+    with pytest.warns(UserWarning, match="zero triangles"):
+        st.add_collider(PLANE_V, np.zeros((0, 3), int), name="Empty")
+    c = st.add_collider(np.vstack([PLANE_V, [[0, 0, 0], [1, 0, 0]]]), np.vstack([PLANE_T, [[4, 5, 4], [4, 4, 4]]]))
+    with pytest.raises(InvalidInputError, match="shape"):
+        st.move_collider(c, PLANE_V)
+    with pytest.raises(InvalidInputError, match="friction"):
+        st.add_collider(PLANE_V, PLANE_T, friction=-1)
+    st.add_body(TetMesh(TET + [0, 0, 0.2], [[0, 1, 2, 3]]), 0.5, "tet")
+    x = TET + [0, 0, 0.2]
+    v = np.tile([0.0, 0, -1e6], (4, 1))              # extreme speed, degenerate triangles present
+    st.solve([x], [v], [np.ones(4)], 0.01)
+    assert np.all(np.isfinite(v)) and ((x + 0.01 * v)[:, 2] >= -1e-6).all()
