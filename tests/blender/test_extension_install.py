@@ -71,6 +71,12 @@ def test_bundled_wheels_are_installed_and_numba_runs_from_them(probe):
     assert probe["njit_41_plus_1"] == 42
 
 
+def test_numba_cache_goes_to_the_user_folder_not_the_installed_extension(probe):
+    assert probe["numba_cache_dir"], "numba's cache folder was left to its default (beside the installed sources)"
+    assert under(probe["numba_cache_dir"], probe["user_dir"])
+    assert not under(probe["numba_cache_dir"], probe["extension_dir"])
+
+
 def test_every_operator_and_panel_class_is_registered(probe):
     classes = probe["classes_after_enable"]
     unregistered = [name for name, c in classes.items() if not c["registered"]]
