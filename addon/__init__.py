@@ -1,9 +1,16 @@
-"""SoftFEM addon: registration of this package's classes."""
+"""SoftFEM add-on glue: numba's cache folder first, then property groups and handlers."""
+from . import dependencies
+
+dependencies.configure_numba_cache()
+
+from . import handlers, properties  # noqa: E402  (after the numba cache folder is set)
 
 
 def register():
-    pass
+    properties.register()
+    handlers.register()
 
 
 def unregister():
-    pass
+    handlers.unregister()
+    properties.unregister()

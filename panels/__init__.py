@@ -1,9 +1,14 @@
-"""SoftFEM panels: registration of this package's classes."""
+"""SoftFEM panels: the 3D View sidebar tab; registration of its classes."""
+import bpy
+
+from .sidebar import CLASSES
 
 
 def register():
-    pass
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
 
 
 def unregister():
-    pass
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

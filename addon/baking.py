@@ -1,0 +1,102 @@
+"""Bake, free and export: driving the timeline through the frame handler, and the cache's protection."""
+import os
+
+import numpy as np
+
+from . import bridge, cache_files, pc2, session
+from .dependencies import load_core
+
+MESH_CACHE_MODIFIER = "SoftFEM Mesh Cache"
+
+
+def check_bakeable(scene):
+    """Raise RuntimeError with a one-line reason if the scene cannot be baked now."""
+    load_core()
+    if not session.soft_bodies(scene):
+        raise RuntimeError("no soft bodies in the scene: use Add Soft Body first")
+    if scene.softfem.baked:
+        raise RuntimeError("the cache is already baked: Free Bake first")
+    if scene.frame_end <= scene.frame_start:
+        raise RuntimeError("the frame range is empty")
+
+
+def bake_step(scene, frame):
+    """Show/simulate one frame of a bake; raise RuntimeError with the session's message on failure."""
+    scene.frame_set(frame)
+    sess = session.session_for(scene)
+    if sess.error:
+        raise RuntimeError(sess.error)
+    if sess.last_frame() is None or sess.last_frame() < frame:
+        raise RuntimeError(f"frame {frame} could not be simulated")
+
+
+def finish_bake(scene):
+    """Mark the cache baked (protected until freed)."""
+    scene.softfem.baked = True
+
+
+def free_bake(scene):
+    """Unprotect the cache and delete exactly its files; returns how many files were deleted."""
+    sess = session.session_for(scene)
+    removed = sess.delete_files(scene, session.cache_directory(scene))
+    scene.softfem.baked = False
+    session.forget(scene)
+    return removed
+
+
+def export_mesh_cache(scene, objects):
+    """Write a PC2 file of the simulated frames for each soft body and add a Mesh Cache modifier reading it.
+
+    Returns the written paths. Positions are local (the object's transform at each frame applied
+    inverse), float32, from the start frame to the last simulated frame.
+    """
+    load_core()
+    objects = [o for o in objects if o.type == 'MESH' and o.softfem.enabled]
+    if not objects:
+        raise RuntimeError("select a soft body to export")
+    current = scene.frame_current
+    scene.frame_set(scene.frame_start)
+    sess = session.session_for(scene)
+    if sess.error:
+        raise RuntimeError(sess.error)
+    last = sess.last_frame()
+    start = scene.frame_start
+    if last is None or last <= start:
+        raise RuntimeError("nothing simulated yet: play the timeline or Bake first")
+    frames = range(start, last + 1)
+    samples = {o.name: np.empty((len(frames), len(o.data.vertices), 3), np.float32) for o in objects}
+    try:
+        for i, frame in enumerate(frames):
+            scene.frame_set(frame)
+            for obj in objects:
+                world = sess.positions(scene, obj.name, frame)
+                if world is None:
+                    raise RuntimeError(f"frame {frame} of '{obj.name}' is not cached: simulate it first")
+                samples[obj.name][i] = bridge.to_local(np.array(obj.matrix_world), world)
+    finally:
+        scene.frame_set(current)
+    directory = session.cache_directory(scene)
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for obj in objects:
+        path = os.path.join(directory, f"{cache_files.safe_name(scene.name)}_{cache_files.safe_name(obj.name)}.pc2")
+        pc2.write_pc2(path, samples[obj.name], start)
+        _add_modifier(obj, path, start)
+        paths.append(path)
+    return paths
+
+
+def _add_modifier(obj, path, start):
+    mod = obj.modifiers.get(MESH_CACHE_MODIFIER)
+    if mod is None or mod.type != 'MESH_CACHE':
+        mod = obj.modifiers.new(MESH_CACHE_MODIFIER, 'MESH_CACHE')
+    mod.cache_format = 'PC2'
+    mod.filepath = path
+    mod.frame_start = start
+    mod.frame_scale = 1.0
+    mod.time_mode = 'FRAME'
+    mod.play_mode = 'SCENE'
+    mod.deform_mode = 'OVERWRITE'
+    mod.forward_axis = 'POS_Y'
+    mod.up_axis = 'POS_Z'
+    obj.modifiers.move(list(obj.modifiers).index(mod), 0)

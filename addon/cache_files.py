@@ -1,0 +1,98 @@
+"""Cache files: one compact, versioned binary file per simulated frame (cage node x and v of every body)."""
+import os
+import re
+import struct
+
+import numpy as np
+
+MAGIC = b"SOFTFEMC"
+VERSION = 1
+SUFFIX = ".sfc"
+_HEADER = struct.Struct("<8sIi32sI")   # magic, version, frame, signature (32 ascii), body count
+_BODY = struct.Struct("<HI")           # name length, node count
+
+
+class CacheFileError(ValueError):
+    """A cache file that is truncated, foreign or from another version (ignored with a warning)."""
+
+
+def safe_name(name):
+    """A file-name-safe form of a scene name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "scene"
+
+
+def frame_path(directory, scene_name, frame):
+    """Path of one frame's cache file."""
+    return os.path.join(directory, f"{safe_name(scene_name)}_{frame:06d}{SUFFIX}")
+
+
+def list_frames(directory, scene_name):
+    """{frame: path} of the files named like this scene's cache files in `directory`."""
+    pattern = re.compile(re.escape(safe_name(scene_name)) + r"_(-?\d{6})" + re.escape(SUFFIX) + "$")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return {}
+    found = {}
+    for name in names:
+        m = pattern.match(name)
+        if m:
+            found[int(m.group(1))] = os.path.join(directory, name)
+    return found
+
+
+def write_frame(path, frame, signature, bodies):
+    """Write bodies [(name, x (N,3), v (N,3))] atomically (temp file then rename)."""
+    parts = [_HEADER.pack(MAGIC, VERSION, frame, signature.encode("ascii")[:32].ljust(32), len(bodies))]
+    for name, x, v in bodies:
+        encoded = name.encode("utf-8")
+        parts.append(_BODY.pack(len(encoded), len(x)))
+        parts.append(encoded)
+        parts.append(np.ascontiguousarray(x, "<f8").tobytes())
+        parts.append(np.ascontiguousarray(v, "<f8").tobytes())
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(b"".join(parts))
+    os.replace(tmp, path)
+
+
+def is_cache_file(path):
+    """True if the file starts with SoftFEM's cache magic (whatever its version)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def read_frame(path):
+    """(frame, signature, [(name, x, v)]) from a cache file; CacheFileError if truncated/foreign/other version."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise CacheFileError(f"cannot read {os.path.basename(path)}: {exc.strerror}") from None
+    base = os.path.basename(path)
+    if len(data) < _HEADER.size or data[:len(MAGIC)] != MAGIC:
+        raise CacheFileError(f"{base} is not a SoftFEM cache file")
+    magic, version, frame, signature, count = _HEADER.unpack_from(data, 0)
+    if version != VERSION:
+        raise CacheFileError(f"{base} is from cache format version {version} (this SoftFEM reads {VERSION})")
+    offset = _HEADER.size
+    bodies = []
+    for _ in range(count):
+        if offset + _BODY.size > len(data):
+            raise CacheFileError(f"{base} is truncated")
+        name_len, n = _BODY.unpack_from(data, offset)
+        offset += _BODY.size
+        end = offset + name_len + 48 * n
+        if end > len(data):
+            raise CacheFileError(f"{base} is truncated")
+        name = data[offset:offset + name_len].decode("utf-8", "replace")
+        offset += name_len
+        arrays = np.frombuffer(data, "<f8", 6 * n, offset).reshape(2, n, 3)
+        bodies.append((name, arrays[0].copy(), arrays[1].copy()))
+        offset = end
+    if offset != len(data):
+        raise CacheFileError(f"{base} has trailing data")
+    return frame, signature.decode("ascii", "replace").strip(), bodies

@@ -1,0 +1,58 @@
+"""Cages: a soft body's rest mesh tetrahedralized (local space), kept in memory by identity (mesh + settings)."""
+from . import bridge
+from .dependencies import load_core
+
+_CAGES = {}
+
+
+def cage_key(obj):
+    """Identity of the cage an object needs now: its rest mesh's fingerprint, resolution and mode."""
+    s = obj.softfem
+    return f"{bridge.fingerprint(obj.data)}|{s.resolution}|{s.mode}"
+
+
+def build_cage(obj):
+    """Tetrahedralize the object's rest (basis) mesh in local space; raises InvalidInputError on bad meshes."""
+    core = load_core()
+    mesh = obj.data
+    verts = bridge.read_vertices(mesh)
+    tris = bridge.read_triangles(mesh)
+    if len(tris) == 0:
+        raise core.InvalidInputError(f"'{obj.name}' has no faces: SoftFEM simulates solids")
+    s = obj.softfem
+    tm = core.tetrahedralize(verts, tris, resolution=s.resolution, mode=s.mode.lower())
+    _CAGES[cage_key(obj)] = tm
+    return tm
+
+
+def get_cage(obj):
+    """The object's cage for its current mesh and settings (built again after a reload, undo or mesh edit)."""
+    tm = _CAGES.get(cage_key(obj))
+    return tm if tm is not None else build_cage(obj)
+
+
+def min_quality(tm):
+    """Smallest tet quality in a cage's report (0 when the report does not give one)."""
+    report = tm.report or {}
+    for key in ("quality_min", "min_quality"):
+        if key in report:
+            return float(report[key])
+    quality = report.get("quality")
+    if isinstance(quality, dict) and "min" in quality:
+        return float(quality["min"])
+    return 0.0
+
+
+def record(obj, tm):
+    """Store the cage's identity and counts on the object (shown in the Cage panel, undoable)."""
+    s = obj.softfem
+    s.cage_key = cage_key(obj)
+    s.cage_nodes = tm.num_nodes
+    s.cage_tets = tm.num_tets
+    s.cage_embedded = len(tm.embedding.tet) if tm.embedding is not None else tm.num_nodes
+    s.cage_quality = min_quality(tm)
+
+
+def clear():
+    """Forget every cage (a new file was loaded)."""
+    _CAGES.clear()

@@ -1,0 +1,75 @@
+"""Colliders: visible mesh objects with a Collision modifier, read in world space each frame for the World."""
+import numpy as np
+
+from . import bridge
+
+
+def is_collider(obj):
+    """A mesh object (not a soft body) carrying a Collision modifier."""
+    return (obj.type == 'MESH' and not obj.softfem.enabled
+            and any(m.type == 'COLLISION' for m in obj.modifiers))
+
+
+def collider_objects(scene):
+    """The scene's visible colliders, sorted by name."""
+    return sorted((o for o in scene.objects if is_collider(o) and o.visible_get()), key=lambda o: o.name)
+
+
+class Collider:
+    """One collider in the World: its object name, core handle and world vertices at the last frame."""
+
+    def __init__(self, name, handle, vertices):
+        self.name = name
+        self.handle = handle
+        self.vertices = vertices
+
+
+def _read(obj, depsgraph):
+    verts, tris = bridge.read_world_mesh(obj, depsgraph)
+    if not np.all(np.isfinite(verts)):
+        raise RuntimeError(f"collider '{obj.name}' has NaN or infinite vertex positions")
+    return verts, tris
+
+
+def add_to_world(world, scene, depsgraph, bodies):
+    """Add every collider of the scene to the World at its current shape; returns the Collider list."""
+    objects = collider_objects(scene)
+    if not objects or not hasattr(world, "add_collider"):
+        if objects:
+            print("SoftFEM warning: this simulator has no contact yet; Collision objects are ignored")
+        return []
+    added = []
+    for obj in objects:
+        verts, tris = _read(obj, depsgraph)
+        if len(tris) == 0:
+            print(f"SoftFEM warning: collider '{obj.name}' has no faces; ignored")
+            continue
+        handle = world.add_collider(verts, tris, friction=obj.softfem.friction,
+                                    thickness=obj.collision.thickness_outer)
+        added.append(Collider(obj.name, handle, verts))
+    return added
+
+
+def frame_targets(colliders, scene, depsgraph):
+    """[(collider, world vertices at this frame)] for colliders that still exist with the same vertex count."""
+    moves = []
+    for c in colliders:
+        obj = scene.objects.get(c.name)
+        if obj is None:
+            continue
+        verts, _tris = _read(obj, depsgraph)
+        if verts.shape == c.vertices.shape:
+            moves.append((c, verts))
+    return moves
+
+
+def move(world, moves, t):
+    """Move colliders to their positions at fraction t of the frame (linear between frames)."""
+    for c, verts in moves:
+        world.move_collider(c.handle, c.vertices + (verts - c.vertices) * t)
+
+
+def commit(colliders, moves):
+    """Remember this frame's collider positions as the start of the next frame."""
+    for c, verts in moves:
+        c.vertices = verts

@@ -1,0 +1,60 @@
+"""Optional dependencies: numba's cache folder, and a lazy import of the simulator that reports what is missing."""
+import importlib
+import importlib.util
+import os
+
+# The extension's root package ("bl_ext.user_default.softfem" inside Blender); core is its subpackage.
+ROOT_PACKAGE = __package__.rpartition(".")[0]
+_REQUIRED = ("numpy", "scipy", "numba")
+
+_core = None
+_load_error = None
+
+
+def configure_numba_cache():
+    """Point numba's on-disk cache at the extension's writable user folder, before numba is imported.
+
+    An NUMBA_CACHE_DIR already set in the environment (developers, CI) is kept.
+    """
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return os.environ["NUMBA_CACHE_DIR"]
+    try:
+        import bpy
+        base = bpy.utils.extension_path_user(ROOT_PACKAGE, create=True)
+    except (ValueError, AttributeError, KeyError):
+        import tempfile
+        base = os.path.join(tempfile.gettempdir(), "softfem")
+    folder = os.path.join(base, "numba_cache")
+    os.makedirs(folder, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    return folder
+
+
+def missing_modules():
+    """Names of the required third-party modules that cannot be found (without importing them)."""
+    return [name for name in _REQUIRED if importlib.util.find_spec(name) is None]
+
+
+def problem():
+    """One line saying what keeps the simulator from loading, or None when it loads (or has not been tried)."""
+    missing = missing_modules()
+    if missing:
+        return (f"SoftFEM needs {', '.join(missing)}, which could not be found: "
+                "reinstall the extension for this platform")
+    return _load_error
+
+
+def load_core():
+    """Import and return the simulator package; raise RuntimeError with a one-line message if it cannot load."""
+    global _core, _load_error
+    if _core is not None:
+        return _core
+    message = problem()
+    if message:
+        raise RuntimeError(message)
+    try:
+        _core = importlib.import_module(ROOT_PACKAGE + ".core")
+    except Exception as exc:  # an import error deep in numba/scipy must not escape as a traceback
+        _load_error = f"SoftFEM's simulator could not be loaded: {type(exc).__name__}: {exc}".splitlines()[0]
+        raise RuntimeError(_load_error) from None
+    return _core

@@ -1,0 +1,54 @@
+"""Application handlers: frame change (simulate/show), file load (forget runtime state), file save (move cache)."""
+import bpy
+from bpy.app.handlers import persistent
+
+from . import cage, session
+
+
+@persistent
+def on_frame_change(scene, depsgraph=None):
+    """Show the scene's current frame (simulating one frame past the cache when possible)."""
+    session.frame_changed(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+
+
+@persistent
+def on_load(_filepath=None, *_args):
+    """A file was loaded: runtime sessions and cages belong to the previous file."""
+    session.forget()
+    cage.clear()
+
+
+@persistent
+def on_save(_filepath=None, *_args):
+    """The file was saved, maybe to a new place: cached frames follow to the cache folder beside it."""
+    for scene in bpy.data.scenes:
+        sess = session.existing(scene)
+        if sess is not None:
+            try:
+                sess.relocate(scene)
+            except OSError as exc:
+                print(f"SoftFEM warning: could not copy the cache of '{scene.name}': {exc}")
+
+
+_HANDLERS = (
+    (bpy.app.handlers.frame_change_post, on_frame_change),
+    (bpy.app.handlers.load_post, on_load),
+    (bpy.app.handlers.save_post, on_save),
+)
+
+
+def register():
+    for handler_list, func in _HANDLERS:
+        # Remove leftovers of an earlier load of this module (same name), so handlers never run twice.
+        for existing in [h for h in handler_list if getattr(h, "__qualname__", None) == func.__qualname__
+                         and getattr(h, "__module__", None) == func.__module__]:
+            handler_list.remove(existing)
+        handler_list.append(func)
+
+
+def unregister():
+    for handler_list, func in _HANDLERS:
+        for existing in [h for h in handler_list if getattr(h, "__qualname__", None) == func.__qualname__
+                         and getattr(h, "__module__", None) == func.__module__]:
+            handler_list.remove(existing)
+    session.forget()

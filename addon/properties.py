@@ -1,0 +1,105 @@
+"""Property groups: obj.softfem (material, groups, cage) and scene.softfem (solver, cache)."""
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from .presets import MATERIAL_FIELDS, PRESETS, preset_items
+
+
+def _apply_preset(settings, _context):
+    preset = PRESETS.get(settings.preset)
+    if preset is None:
+        return
+    for field in MATERIAL_FIELDS:
+        if getattr(settings, field) != preset[field]:
+            setattr(settings, field, preset[field])
+
+
+def _material_changed(settings, _context):
+    preset = PRESETS.get(settings.preset)
+    if preset is not None and any(abs(getattr(settings, f) - preset[f]) > 1e-6 * max(1.0, abs(preset[f]))
+                                  for f in MATERIAL_FIELDS):
+        settings.preset = "CUSTOM"
+
+
+class SoftFEMObjectSettings(bpy.types.PropertyGroup):
+    """Per-object soft body settings (the same `friction` serves Collision objects)."""
+
+    enabled: BoolProperty(name="Soft Body", default=False,
+                          description="This object is a SoftFEM soft body (set by Add/Remove Soft Body)")
+    preset: EnumProperty(name="Preset", items=preset_items(), default="CUSTOM", update=_apply_preset,
+                         description="Fill the material with measured values of a real material")
+    youngs_modulus: FloatProperty(name="Young's Modulus (Pa)", default=1.0e5, min=0.0, soft_min=100.0,
+                                  soft_max=1.0e8, precision=0, update=_material_changed,
+                                  description="Stiffness in pascals (N/m²): jelly ~5e3, flesh ~3e4, rubber ~4e6")
+    poisson_ratio: FloatProperty(name="Poisson Ratio", default=0.45, min=-0.99, max=0.5, soft_min=0.0,
+                                 soft_max=0.49, precision=3, update=_material_changed,
+                                 description="Lateral contraction under stretch (dimensionless, below 0.5; "
+                                             "near 0.5 keeps volume, above 0.45 linear tets lock)")
+    density: FloatProperty(name="Density (kg/m³)", default=1000.0, min=0.0, soft_min=1.0, soft_max=20000.0,
+                           update=_material_changed, description="Mass per volume in kg/m³ (water: 1000)")
+    damping: FloatProperty(name="Damping (s)", default=0.001, min=0.0, soft_max=0.1, precision=4,
+                           unit='TIME_ABSOLUTE', update=_material_changed,
+                           description="Rayleigh stiffness damping in seconds: a vibration of angular "
+                                       "frequency w loses a damping ratio of damping*w/2")
+    friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0, update=_material_changed,
+                            description="Coulomb friction coefficient mu (dimensionless); also used when "
+                                        "this object is a Collision object")
+    pin_group: StringProperty(name="Pin Group", default="",
+                              description="Vertex group whose vertices (weight > 0.5) follow the object's "
+                                          "animated shape instead of being simulated ('' for none)")
+    stiffness_group: StringProperty(name="Stiffness Group", default="",
+                                    description="Vertex group scaling Young's modulus per region by its "
+                                                "weight (floor 1 %); vertices outside it keep full stiffness "
+                                                "('' for none)")
+    resolution: IntProperty(name="Resolution", default=12, min=2, max=256, soft_max=64,
+                            description="Cage cells along the longest side of the mesh's bounding box")
+    mode: EnumProperty(name="Mode", default="CAGE",
+                       items=[("CAGE", "Cage", "Coarse tet cage around the mesh; the mesh is embedded in it"),
+                              ("CONFORMING", "Conforming",
+                               "Tets through the mesh's own vertices (low-poly closed meshes)")],
+                       description="How the solid is filled with tetrahedra")
+    # Written by the operators; shown in the Cage panel.
+    cage_key: StringProperty(name="Cage Key", default="", options={'HIDDEN'},
+                             description="Identity of the cage this object was tetrahedralized with")
+    cage_nodes: IntProperty(name="Nodes", default=0, options={'HIDDEN'}, description="Cage nodes")
+    cage_tets: IntProperty(name="Tets", default=0, options={'HIDDEN'}, description="Cage tetrahedra")
+    cage_embedded: IntProperty(name="Embedded Vertices", default=0, options={'HIDDEN'},
+                               description="Mesh vertices driven by the cage")
+    cage_quality: FloatProperty(name="Min Quality", default=0.0, options={'HIDDEN'},
+                                description="Smallest tet quality of the cage (1 = regular tet)")
+    created_basis: BoolProperty(name="Created Basis", default=False, options={'HIDDEN'},
+                                description="Add Soft Body created the Basis shape key (Remove deletes it)")
+
+
+class SoftFEMSceneSettings(bpy.types.PropertyGroup):
+    """Per-scene solver and cache settings."""
+
+    substeps: IntProperty(name="Substeps", default=4, min=1, max=200, soft_max=50,
+                          description="Solver steps per frame (each 1/(fps*substeps) s); raise it for stiff "
+                                      "materials or fast motion")
+    newton_iterations: IntProperty(name="Newton Iterations", default=1, min=1, max=20,
+                                   description="Newton iterations per step (1 is the fast default)")
+    cg_iterations: IntProperty(name="CG Iterations", default=50, min=1, max=1000,
+                               description="Cap on conjugate-gradient iterations per Newton iteration")
+    cache_directory: StringProperty(name="Cache Folder", default="//softfem_cache/", subtype='DIR_PATH',
+                                    description="Folder for cached frames ('//' is beside the .blend; a "
+                                                "temporary folder while the file is unsaved)")
+    baked: BoolProperty(name="Baked", default=False, options={'HIDDEN'},
+                        description="The cache is baked: protected until Free Bake")
+
+
+CLASSES = (SoftFEMObjectSettings, SoftFEMSceneSettings)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.Object.softfem = bpy.props.PointerProperty(type=SoftFEMObjectSettings)
+    bpy.types.Scene.softfem = bpy.props.PointerProperty(type=SoftFEMSceneSettings)
+
+
+def unregister():
+    del bpy.types.Scene.softfem
+    del bpy.types.Object.softfem
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,427 @@
+"""Simulation session: one core.World per scene, stepped on frame changes, with the memory and disk cache."""
+import hashlib
+import os
+import tempfile
+import time
+
+import bpy
+import numpy as np
+
+from . import bridge, cache_files, cage, colliders
+from .dependencies import load_core
+
+_SESSIONS = {}
+
+
+def soft_bodies(scene):
+    """The scene's mesh objects with SoftFEM enabled, sorted by name."""
+    return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name)
+
+
+def cache_directory(scene):
+    """Absolute cache folder: the scene setting, or a temp folder while a '//' path has no saved .blend."""
+    raw = scene.softfem.cache_directory
+    if raw.startswith("//") and not bpy.data.filepath:
+        return os.path.join(tempfile.gettempdir(), f"softfem_unsaved_{os.getpid()}")
+    return os.path.normpath(bpy.path.abspath(raw))
+
+
+def signature(scene):
+    """Hash of everything a simulated frame depends on; a change marks the cache outdated."""
+    s = scene.softfem
+    r = scene.render
+    parts = [r.fps, r.fps_base, tuple(scene.gravity), scene.use_gravity, scene.frame_start,
+             s.substeps, s.newton_iterations, s.cg_iterations]
+    for obj in soft_bodies(scene):
+        o = obj.softfem
+        parts.append((obj.name, o.youngs_modulus, o.poisson_ratio, o.density, o.damping, o.friction,
+                      o.pin_group, o.stiffness_group, o.resolution, o.mode, bridge.fingerprint(obj.data)))
+    parts.append(tuple(sorted(obj.name for obj in colliders.collider_objects(scene))))
+    return hashlib.md5(repr(parts).encode()).hexdigest()
+
+
+class Body:
+    """Runtime data of one soft body: its cage, embedding and pin mapping (no bpy references kept)."""
+
+    def __init__(self, obj, tm):
+        self.name = obj.name
+        self.tm = tm
+        self.embedding = tm.embedding
+        self.handle = None
+        self.pinned = np.zeros(0, np.int64)
+        self.pin_vertices = None
+        if self.embedding is not None:
+            self.vertex_nodes = tm.tets[self.embedding.tet]
+            self.vertex_weights = self.embedding.weights
+        else:  # conforming mesh without an embedding: every vertex is its own node
+            idx = np.arange(tm.num_nodes)
+            self.vertex_nodes = np.stack([idx] * 4, axis=1)
+            self.vertex_weights = np.tile([1.0, 0.0, 0.0, 0.0], (tm.num_nodes, 1))
+
+    def node_average(self, vertex_values, vertex_mask=None):
+        """Per-node barycentric-weighted average of per-vertex values (n,) or (n,3), and the weight sums."""
+        w = self.vertex_weights if vertex_mask is None else self.vertex_weights * vertex_mask[:, None]
+        n = self.tm.num_nodes
+        total = np.bincount(self.vertex_nodes.ravel(), weights=w.ravel(), minlength=n)
+        values = np.asarray(vertex_values, np.float64)
+        cols = values.reshape(len(values), -1)
+        out = np.empty((n, cols.shape[1]))
+        for c in range(cols.shape[1]):
+            out[:, c] = np.bincount(self.vertex_nodes.ravel(), weights=(w * cols[:, c:c + 1]).ravel(), minlength=n)
+        out /= np.maximum(total, 1e-300)[:, None]
+        return (out[:, 0] if values.ndim == 1 else out), total
+
+    def render_positions(self, x):
+        """World positions of the render vertices for node positions x."""
+        return self.embedding.positions(x) if self.embedding is not None else np.asarray(x)
+
+
+class Session:
+    """The simulation of one scene: World, bodies, colliders and the frame cache (memory + files)."""
+
+    def __init__(self, scene_name):
+        self.scene_name = scene_name
+        self.signature = None
+        self.bodies = None
+        self.world = None
+        self.colliders = []
+        self.frames = {}
+        self.disk = {}
+        self.written = set()
+        self.directory = None
+        self.current = None
+        self.outdated = False
+        self.diverged_at = None
+        self.error = None
+        self.warnings = []
+        self.core_calls = 0
+
+    # ---- status -------------------------------------------------------------------------------
+    def cached_frames(self):
+        """Sorted frames available from memory or disk."""
+        return sorted(set(self.frames) | set(self.disk))
+
+    def last_frame(self):
+        frames = self.cached_frames()
+        return frames[-1] if frames else None
+
+    def warn(self, message):
+        if message not in self.warnings:
+            self.warnings.append(message)
+            print("SoftFEM warning:", message)
+
+    # ---- cache ----------------------------------------------------------------------------------
+    def _state(self, frame):
+        """Cached [(x, v)] of a frame, from memory or a validated disk file; None if unavailable."""
+        state = self.frames.get(frame)
+        if state is not None:
+            return state
+        path = self.disk.get(frame)
+        if path is None:
+            return None
+        try:
+            file_frame, _sig, bodies = cache_files.read_frame(path)
+            if file_frame != frame:
+                raise cache_files.CacheFileError(f"{os.path.basename(path)} holds frame {file_frame}")
+            names = [b.name for b in self.bodies]
+            if [b[0] for b in bodies] != names:
+                raise cache_files.CacheFileError(
+                    f"{os.path.basename(path)} holds bodies {[b[0] for b in bodies]}, the scene has {names} "
+                    "(object deleted or renamed?)")
+            for body, (_n, x, _v) in zip(self.bodies, bodies):
+                if len(x) != body.tm.num_nodes:
+                    raise cache_files.CacheFileError(
+                        f"{os.path.basename(path)}: '{body.name}' has {len(x)} nodes, its cage {body.tm.num_nodes}")
+        except cache_files.CacheFileError as exc:
+            self.warn(f"{exc}; ignored, the frame is simulated again")
+            del self.disk[frame]
+            return None
+        state = [(x, v) for _n, x, v in bodies]
+        self.frames[frame] = state
+        return state
+
+    def _store(self, scene, frame, state):
+        self.frames[frame] = state
+        directory = self.directory
+        path = cache_files.frame_path(directory, scene.name, frame)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            cache_files.write_frame(path, frame, self.signature,
+                                    [(b.name, x, v) for b, (x, v) in zip(self.bodies, state)])
+        except OSError as exc:
+            self.warn(f"cache folder '{directory}' is not writable ({exc.strerror}): frames kept in memory only")
+            return
+        self.written.add(path)
+        self.disk[frame] = path
+
+    def delete_files(self, scene, directory=None):
+        """Delete this scene's cache files (ours by name and magic) in the cache folder; return how many."""
+        directory = directory or self.directory or cache_directory(scene)
+        paths = set(cache_files.list_frames(directory, scene.name).values())
+        paths |= {p for p in self.written if os.path.dirname(p) == directory}
+        removed = 0
+        for path in paths:
+            if os.path.exists(path) and (path in self.written or cache_files.is_cache_file(path)):
+                os.remove(path)
+                removed += 1
+        self.written = {p for p in self.written if os.path.exists(p)}
+        self.disk.clear()
+        self.frames.clear()
+        return removed
+
+    def relocate(self, scene):
+        """After the file was saved elsewhere: copy every cached frame into the new cache folder."""
+        new_dir = cache_directory(scene)
+        if self.directory is None or new_dir == self.directory or self.bodies is None:
+            return
+        states = {f: self._state(f) for f in self.cached_frames()}
+        self.directory = new_dir
+        self.disk = {}
+        for frame, state in states.items():
+            if state is not None:
+                self._store(scene, frame, state)
+
+    # ---- building ---------------------------------------------------------------------------------
+    def _on_signature_change(self, scene, sig):
+        """Settings, mesh, bodies or file changed: adopt a matching disk cache, else mark outdated."""
+        had_cache = bool(self.frames or self.disk)
+        self.signature = sig
+        self.bodies = None
+        self.world = None
+        self.current = None
+        self.colliders = []
+        self.frames = {}
+        self.diverged_at = None
+        self.error = None
+        self.directory = cache_directory(scene)
+        self.disk = cache_files.list_frames(self.directory, scene.name)
+        start_file = self.disk.get(scene.frame_start)
+        file_sig = None
+        if start_file:
+            try:
+                file_sig = cache_files.read_frame(start_file)[1]
+            except cache_files.CacheFileError as exc:
+                self.warn(f"{exc}; ignored")
+        baked = scene.softfem.baked
+        if file_sig == sig or (baked and file_sig is not None):
+            self.outdated = file_sig != sig
+            return
+        self.outdated = had_cache or bool(self.disk) or baked
+        if not baked:
+            self.disk = {}
+
+    def _build_bodies(self, scene):
+        self.bodies = [Body(obj, cage.get_cage(obj)) for obj in soft_bodies(scene)]
+
+    def _rest_state(self, scene):
+        state = []
+        for body in self.bodies:
+            obj = scene.objects[body.name]
+            x = bridge.to_world(np.array(obj.matrix_world), body.tm.nodes)
+            state.append((x, np.zeros_like(x)))
+        return state
+
+    def _reset(self, scene):
+        """At the start frame: drop the outdated cache and cache the rest state."""
+        if not scene.softfem.baked:
+            self.delete_files(scene)
+        self.frames = {}
+        self.world = None
+        self.current = None
+        self.outdated = False
+        self.diverged_at = None
+        self.error = None
+        self._store(scene, scene.frame_start, self._rest_state(scene))
+
+    def _build_world(self, scene, depsgraph):
+        """A core.World with every soft body at its rest state (the cached start frame) and every collider."""
+        core = load_core()
+        s = scene.softfem
+        gravity = tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
+        world = core.World(gravity=gravity, settings=core.SolverSettings(
+            newton_iterations=s.newton_iterations, cg_iterations=s.cg_iterations))
+        rest = self._state(scene.frame_start)
+        if rest is None:
+            raise RuntimeError("the start frame is not cached: go to the start frame to re-simulate")
+        for body, (x0, _v0) in zip(self.bodies, rest):
+            obj = scene.objects[body.name]
+            o = obj.softfem
+            material = core.Material(youngs_modulus=o.youngs_modulus, poisson_ratio=o.poisson_ratio,
+                                     density=o.density, damping_mass=0.0, damping_stiffness=o.damping,
+                                     friction=o.friction)
+            mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
+            body.pinned, body.pin_vertices = self._pins(obj, body)
+            scale = self._stiffness(obj, body)
+            body.handle = world.add_body(mesh, material, pinned=body.pinned if len(body.pinned) else None,
+                                         stiffness_scale=scale)
+        self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
+        self.world = world
+
+    @staticmethod
+    def _pins(obj, body):
+        name = obj.softfem.pin_group
+        if not name:
+            return np.zeros(0, np.int64), None
+        try:
+            weights = bridge.group_weights(obj, name)
+        except KeyError:
+            raise RuntimeError(f"pin group '{name}' not found on '{obj.name}'") from None
+        mask = weights > 0.5
+        touched = np.zeros(body.tm.num_nodes, bool)
+        touched[body.vertex_nodes[mask][body.vertex_weights[mask] > 1e-9]] = True
+        return np.flatnonzero(touched), mask
+
+    @staticmethod
+    def _stiffness(obj, body):
+        name = obj.softfem.stiffness_group
+        if not name:
+            return None
+        try:
+            weights = bridge.group_weights(obj, name)
+        except KeyError:
+            raise RuntimeError(f"stiffness group '{name}' not found on '{obj.name}'") from None
+        node_w, total = body.node_average(weights)
+        node_w[total <= 0] = 1.0
+        return np.clip(node_w[body.tm.tets].mean(axis=1), 0.01, 1.0)
+
+    def _pin_targets(self, obj, body):
+        """World targets of the pinned nodes at the current frame: the cage moved with the object's
+        transform plus the shape keys' displacement of the pinned vertices."""
+        offsets = bridge.shape_key_offsets(obj.data)
+        local = body.tm.nodes
+        if offsets is not None:
+            disp, total = body.node_average(offsets, body.pin_vertices.astype(np.float64))
+            local = local + np.where(total[:, None] > 0, disp, 0.0)
+        return bridge.to_world(np.array(obj.matrix_world), local[body.pinned])
+
+    # ---- stepping and display -----------------------------------------------------------------------
+    def _set_state(self, state):
+        for body, (x, v) in zip(self.bodies, state):
+            body.handle.x[:] = x
+            body.handle.v[:] = v
+
+    def _simulate(self, scene, depsgraph, frame):
+        """Step from frame-1 (cached) to frame; cache it. False if the simulation diverged."""
+        core = load_core()
+        if self.world is None:
+            self._build_world(scene, depsgraph)
+        if self.current != frame - 1:
+            self._set_state(self._state(frame - 1))
+        s = scene.softfem
+        n = s.substeps
+        dt = scene.render.fps_base / (scene.render.fps * n)
+        starts, ends = [], []
+        for body in self.bodies:
+            if len(body.pinned):
+                obj = scene.objects[body.name]
+                starts.append(body.handle.x[body.pinned].copy())
+                ends.append(self._pin_targets(obj, body))
+            else:
+                starts.append(None)
+                ends.append(None)
+        moves = colliders.frame_targets(self.colliders, scene, depsgraph)
+        try:
+            for k in range(1, n + 1):
+                t = k / n
+                for body, a, b in zip(self.bodies, starts, ends):
+                    if a is not None:
+                        body.handle.set_pin_targets(a + (b - a) * t)
+                colliders.move(self.world, moves, t)
+                self.core_calls += 1
+                self.world.step(dt)
+                if not all(np.all(np.isfinite(b.handle.x)) for b in self.bodies):
+                    raise core.SimulationDiverged("non-finite node positions")
+        except core.SimulationDiverged:
+            self.diverged_at = frame
+            self.error = (f"simulation diverged at frame {frame}: raise Substeps (now {n}) or soften the "
+                          f"material; frames up to {frame - 1} are kept")
+            print("SoftFEM:", self.error)
+            self.current = None
+            return False
+        colliders.commit(self.colliders, moves)
+        self.current = frame
+        self._store(scene, frame, [(b.handle.x.copy(), b.handle.v.copy()) for b in self.bodies])
+        return True
+
+    def _show(self, scene, state):
+        for body, (x, _v) in zip(self.bodies, state):
+            obj = scene.objects.get(body.name)
+            if obj is None:
+                continue
+            world_pos = body.render_positions(x)
+            local = bridge.to_local(np.array(obj.matrix_world), world_pos)
+            bridge.write_local_positions(obj, local, bridge.shape_key_offsets(obj.data))
+
+    def goto(self, scene, depsgraph, frame):
+        """Show `frame`: the rest state at the start frame, a cached frame, one new simulated frame after a
+        cached one, else the last simulated frame. Returns the frame whose state is shown (or None)."""
+        sig = signature(scene)
+        if sig != self.signature:
+            self._on_signature_change(scene, sig)
+        if self.bodies is None:
+            self._build_bodies(scene)
+        start = scene.frame_start
+        baked = scene.softfem.baked
+        if frame <= start:
+            if frame == start and not baked and (self.outdated or self._state(start) is None):
+                self._reset(scene)
+            shown = start if self._state(start) is not None else None
+        elif self._state(frame) is not None:
+            shown = frame
+        elif (not baked and not self.outdated and self.diverged_at is None
+              and self._state(frame - 1) is not None and self._simulate(scene, depsgraph, frame)):
+            shown = frame
+        else:
+            earlier = [f for f in self.cached_frames() if f < frame]
+            shown = earlier[-1] if earlier else None
+        while shown is not None and self._state(shown) is None:  # a bad file found while showing
+            earlier = [f for f in self.cached_frames() if f < shown]
+            shown = earlier[-1] if earlier else None
+        if shown is not None:
+            self._show(scene, self._state(shown))
+        return shown
+
+    def positions(self, scene, name, frame):
+        """World render positions of body `name` at a cached frame (None if not cached)."""
+        state = self._state(frame)
+        if state is None:
+            return None
+        for body, (x, _v) in zip(self.bodies, state):
+            if body.name == name:
+                return body.render_positions(x)
+        return None
+
+
+def session_for(scene):
+    """The scene's Session (created on first use)."""
+    sess = _SESSIONS.get(scene.name)
+    if sess is None:
+        sess = _SESSIONS[scene.name] = Session(scene.name)
+    return sess
+
+
+def existing(scene):
+    """The scene's Session if one exists."""
+    return _SESSIONS.get(scene.name)
+
+
+def forget(scene=None):
+    """Drop one scene's session, or all of them (new file loaded)."""
+    if scene is None:
+        _SESSIONS.clear()
+    else:
+        _SESSIONS.pop(scene.name, None)
+
+
+def frame_changed(scene, depsgraph):
+    """Frame handler body: show the frame; every failure becomes a one-line message on the session."""
+    if not any(o.softfem.enabled for o in scene.objects if o.type == 'MESH'):
+        return
+    sess = session_for(scene)
+    started = time.perf_counter()
+    try:
+        sess.goto(scene, depsgraph, scene.frame_current)
+    except Exception as exc:  # a frame handler must never raise a traceback at the user
+        sess.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print("SoftFEM:", sess.error)
+    sess.last_frame_seconds = time.perf_counter() - started

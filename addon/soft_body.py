@@ -1,0 +1,47 @@
+"""Adding, removing and re-tetrahedralizing soft bodies on Blender objects (what the operators call)."""
+from . import bridge, cage
+from .dependencies import load_core
+
+
+def check_target(obj):
+    """Raise ValueError with a one-line reason if the object cannot become a soft body."""
+    if obj.type != 'MESH':
+        raise ValueError(f"'{obj.name}' is a {obj.type.lower()}, not a mesh")
+    if obj.data.users > 1:
+        raise ValueError(f"'{obj.name}' shares its mesh with {obj.data.users - 1} other user(s): "
+                         "make it single-user first")
+    group = obj.softfem.pin_group
+    if group and obj.vertex_groups.get(group) is None:
+        raise ValueError(f"pin group '{group}' not found on '{obj.name}'")
+
+
+def add(obj):
+    """Tetrahedralize the object and make it a soft body; the mesh is untouched if anything fails."""
+    load_core()
+    check_target(obj)
+    tm = cage.build_cage(obj)
+    created = bridge.add_output_key(obj)
+    s = obj.softfem
+    s.created_basis = created
+    s.enabled = True
+    cage.record(obj, tm)
+    return tm
+
+
+def remove(obj):
+    """Stop simulating the object and give back its mesh exactly as it was before Add Soft Body."""
+    s = obj.softfem
+    bridge.remove_output_key(obj, s.created_basis)
+    s.enabled = False
+    s.created_basis = False
+    s.cage_key = ""
+    s.cage_nodes = s.cage_tets = s.cage_embedded = 0
+    s.cage_quality = 0.0
+
+
+def retetrahedralize(obj):
+    """Rebuild the object's cage with its current mode and resolution."""
+    load_core()
+    tm = cage.build_cage(obj)
+    cage.record(obj, tm)
+    return tm

@@ -1,0 +1,34 @@
+"""Operator softfem.add_soft_body: tetrahedralize the selected meshes and make them soft bodies."""
+import bpy
+
+from ..addon import soft_body
+
+
+class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
+    """Tetrahedralize the selected mesh objects and simulate them as SoftFEM soft bodies"""
+    bl_idname = "softfem.add_soft_body"
+    bl_label = "Add Soft Body"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    def execute(self, context):
+        objects = list(context.selected_objects) or ([context.object] if context.object else [])
+        if not objects:
+            self.report({'ERROR'}, "Select a mesh object to make it a soft body")
+            return {'CANCELLED'}
+        added = []
+        for obj in objects:
+            if obj.softfem.enabled:
+                self.report({'INFO'}, f"'{obj.name}' is already a soft body")
+                continue
+            try:
+                tm = soft_body.add(obj)
+            except (RuntimeError, ValueError) as exc:
+                self.report({'ERROR'}, f"{obj.name}: {exc}")
+                continue
+            added.append(f"{obj.name} ({tm.num_nodes} nodes, {tm.num_tets} tets)")
+        if not added:
+            return {'CANCELLED'}
+        # Frame handlers write meshes during renders: the render must not read them concurrently.
+        context.scene.render.use_lock_interface = True
+        self.report({'INFO'}, "Soft body added: " + ", ".join(added))
+        return {'FINISHED'}

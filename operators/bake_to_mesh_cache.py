@@ -1,0 +1,22 @@
+"""Operator softfem.bake_to_mesh_cache: write a PC2 per soft body and add a Mesh Cache modifier reading it."""
+import bpy
+
+from ..addon import baking
+
+
+class SOFTFEM_OT_bake_to_mesh_cache(bpy.types.Operator):
+    """Export the simulated frames of the selected soft bodies to PC2 files played by a Mesh Cache modifier
+    (renders without SoftFEM installed)"""
+    bl_idname = "softfem.bake_to_mesh_cache"
+    bl_label = "Bake to Mesh Cache"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    def execute(self, context):
+        objects = list(context.selected_objects) or ([context.object] if context.object else [])
+        try:
+            paths = baking.export_mesh_cache(context.scene, objects)
+        except (RuntimeError, ValueError, OSError) as exc:
+            self.report({'ERROR'}, f"Bake to Mesh Cache failed: {exc}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Wrote {len(paths)} PC2 file(s): " + ", ".join(paths))
+        return {'FINISHED'}

@@ -1,0 +1,20 @@
+"""Operator softfem.free_bake: unprotect the scene's cache and delete the files SoftFEM wrote."""
+import bpy
+
+from ..addon import baking
+
+
+class SOFTFEM_OT_free_bake(bpy.types.Operator):
+    """Free the baked cache of the scene (deletes only SoftFEM's own cache files)"""
+    bl_idname = "softfem.free_bake"
+    bl_label = "Free Bake"
+    bl_options = {'REGISTER'}
+
+    def execute(self, context):
+        try:
+            removed = baking.free_bake(context.scene)
+        except OSError as exc:
+            self.report({'ERROR'}, f"Could not delete the cache files: {exc}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Cache freed ({removed} files deleted)")
+        return {'FINISHED'}

@@ -1,0 +1,153 @@
+"""The 3D View sidebar tab "SoftFEM": Object, Cage, Solver and Cache sections."""
+import bpy
+
+from ..addon import colliders, dependencies, status
+
+
+def _dependency_alert(layout):
+    problem = dependencies.problem()
+    if problem:
+        col = layout.column()
+        col.alert = True
+        col.label(text=problem, icon='ERROR')
+    return problem
+
+
+def _soft_body(context):
+    obj = context.object
+    return obj if obj is not None and obj.type == 'MESH' and obj.softfem.enabled else None
+
+
+def draw_object(layout, context):
+    """Enable/remove, preset, material, pin and stiffness groups (or collider friction)."""
+    _dependency_alert(layout)
+    obj = context.object
+    if obj is None:
+        layout.label(text="Select a mesh object")
+        return
+    if obj.type == 'MESH' and colliders.is_collider(obj):
+        layout.label(text=f"Collider: {obj.name}", icon='MOD_PHYSICS')
+        layout.prop(obj.softfem, "friction")
+        layout.prop(obj.collision, "thickness_outer", text="Thickness (m)")
+        return
+    if obj.type != 'MESH':
+        layout.label(text=f"'{obj.name}' is not a mesh")
+        return
+    s = obj.softfem
+    if not s.enabled:
+        layout.operator("softfem.add_soft_body", icon='ADD')
+        return
+    layout.operator("softfem.remove_soft_body", icon='X')
+    layout.prop(s, "preset")
+    col = layout.column(align=True)
+    for name in ("youngs_modulus", "poisson_ratio", "density", "damping", "friction"):
+        col.prop(s, name)
+    layout.prop_search(s, "pin_group", obj, "vertex_groups")
+    if s.pin_group and obj.vertex_groups.get(s.pin_group) is None:
+        row = layout.row()
+        row.alert = True
+        row.label(text=f"Pin group '{s.pin_group}' not found", icon='ERROR')
+    layout.prop_search(s, "stiffness_group", obj, "vertex_groups")
+
+
+def draw_cage(layout, context):
+    """Mode, resolution, Tetrahedralize and the cage's counts."""
+    obj = _soft_body(context)
+    if obj is None:
+        layout.label(text="Select a soft body")
+        return
+    s = obj.softfem
+    layout.prop(s, "mode")
+    layout.prop(s, "resolution")
+    layout.operator("softfem.tetrahedralize", icon='MESH_ICOSPHERE')
+    col = layout.column(align=True)
+    col.label(text=f"Nodes: {s.cage_nodes}")
+    col.label(text=f"Tets: {s.cage_tets}")
+    col.label(text=f"Embedded vertices: {s.cage_embedded}")
+    col.label(text=f"Min quality: {s.cage_quality:.3f}")
+
+
+def draw_solver(layout, context):
+    """The scene's solver settings."""
+    s = context.scene.softfem
+    col = layout.column(align=True)
+    col.prop(s, "substeps")
+    col.prop(s, "newton_iterations")
+    col.prop(s, "cg_iterations")
+    fps = context.scene.render.fps / context.scene.render.fps_base
+    layout.label(text=f"Time step: {1000.0 / (fps * s.substeps):.2f} ms")
+
+
+def draw_cache(layout, context):
+    """Cache status (frames, outdated, baked, problems) and Bake / Free Bake / Bake to Mesh Cache."""
+    scene = context.scene
+    layout.prop(scene.softfem, "cache_directory")
+    st = status.cache_status(scene)
+    if st["baked"]:
+        layout.label(text=f"Baked: frames {st['first']}-{st['last']}", icon='LOCKED')
+    elif st["frames"]:
+        layout.label(text=f"{st['frames']} frames cached ({st['first']}-{st['last']})", icon='FILE_CACHE')
+    else:
+        layout.label(text="Nothing cached yet", icon='FILE_CACHE')
+    if st["outdated"]:
+        row = layout.row()
+        row.alert = True
+        row.label(text="Cache outdated: " + ("Free Bake to re-simulate" if st["baked"]
+                                             else "play from the start frame to re-simulate"), icon='ERROR')
+    if st["error"]:
+        row = layout.row()
+        row.alert = True
+        row.label(text=st["error"], icon='ERROR')
+    for warning in st["warnings"][-3:]:
+        layout.label(text=warning, icon='INFO')
+    row = layout.row(align=True)
+    if st["baked"]:
+        row.operator("softfem.free_bake", icon='TRASH')
+    else:
+        row.operator("softfem.bake", icon='RENDER_ANIMATION')
+        row.operator("softfem.free_bake", text="Free Cache", icon='TRASH')
+    layout.operator("softfem.bake_to_mesh_cache", icon='EXPORT')
+
+
+class _SoftFEMPanel:
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "SoftFEM"
+
+
+class VIEW3D_PT_softfem(_SoftFEMPanel, bpy.types.Panel):
+    """SoftFEM soft bodies"""
+    bl_label = "SoftFEM"
+
+    def draw(self, context):
+        draw_object(self.layout, context)
+
+
+class VIEW3D_PT_softfem_cage(_SoftFEMPanel, bpy.types.Panel):
+    """The soft body's tetrahedral cage"""
+    bl_label = "Cage"
+    bl_parent_id = "VIEW3D_PT_softfem"
+
+    def draw(self, context):
+        draw_cage(self.layout, context)
+
+
+class VIEW3D_PT_softfem_solver(_SoftFEMPanel, bpy.types.Panel):
+    """Solver settings of the scene"""
+    bl_label = "Solver"
+    bl_parent_id = "VIEW3D_PT_softfem"
+
+    def draw(self, context):
+        draw_solver(self.layout, context)
+
+
+class VIEW3D_PT_softfem_cache(_SoftFEMPanel, bpy.types.Panel):
+    """The scene's simulation cache"""
+    bl_label = "Cache"
+    bl_parent_id = "VIEW3D_PT_softfem"
+
+    def draw(self, context):
+        draw_cache(self.layout, context)
+
+
+CLASSES = (VIEW3D_PT_softfem, VIEW3D_PT_softfem_cage, VIEW3D_PT_softfem_solver, VIEW3D_PT_softfem_cache)
