@@ -34,16 +34,24 @@ class SurfaceMesh:
             raise InvalidInputError(NO_VOLUME)
         self.origin = lo
         self.unit_vertices = np.ascontiguousarray((v - lo) / self.scale)
+        self._welded = None
 
+    @property
     def welded_triangles(self):
         """Triangles re-indexed so vertices at the same position share one index."""
-        _, inverse = np.unique(self.vertices, axis=0, return_inverse=True)
-        return inverse.reshape(-1)[self.triangles]
+        if self._welded is None:
+            v = self.vertices
+            order = np.lexsort((v[:, 2], v[:, 1], v[:, 0]))
+            new = np.concatenate([[True], np.any(v[order[1:]] != v[order[:-1]], axis=1)])
+            ids = np.empty(len(v), np.int64)
+            ids[order] = np.cumsum(new) - 1
+            self._welded = ids[self.triangles]
+        return self._welded
 
     def is_closed(self):
         """True if every (welded) edge is used as often in one direction as in the other: watertight and consistently
         oriented, so the divergence-theorem volume is the enclosed volume."""
-        t = self.welded_triangles()
+        t = self.welded_triangles
         t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 2] != t[:, 0])]
         if len(t) == 0:
             return False

@@ -40,7 +40,8 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage"):
         "min_dihedral_deg": float(dihedral.min()),
         "closed": info["closed"], "mesh_volume": info["mesh_volume_unit"] * s3,
         "cage_volume": info["cage_volume_unit"] * s3, "cell_size": info["cell_size_unit"] * surface.scale,
-        "grid_cells": info["grid_cells"],
+        "grid_cells": info["grid_cells"], "split_tets": info["split_tets"],
+        "duplicated_nodes": info["duplicated_nodes"],
     }
     report["seconds"] = time.perf_counter() - t0
     return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights),
