@@ -15,9 +15,10 @@ import bmesh
 
 MODULE = "bl_ext.user_default.softfem"
 FPS = 24
-FRAME_START, FRAME_END = 1, 60
+FRAME_START, FRAME_END = 1, 48
 RESOLUTION = (320, 240)
 SAMPLES = 8
+FLOOR_TOLERANCE = 0.05  # m below the floor's top that still counts as resting on it (collision thickness)
 # The soft bodies: name, mesh builder, location, rotation, colour, material preset of the add-on.
 BODIES = (
     ("Jelly Suzanne", "monkey", (0.15, 0.25, 1.35), (math.radians(-10), 0.0, math.radians(-12)),
@@ -143,6 +144,7 @@ def configure_render(scene):
     scene.render.resolution_x, scene.render.resolution_y = RESOLUTION
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
+    scene.render.use_persistent_data = True  # keep the static scene's BVH between frames
 
 
 def install(zip_path):
@@ -211,6 +213,11 @@ def measure(bodies, scene, result):
         if start and end:
             f["volume_ratio_end_to_start"] = round(end / start, 4)
     result["bodies"] = figures
+    for name, f in figures.items():
+        lowest = f[f"frame_{FRAME_END}"]["lowest_z_m"]
+        if result["simulated"] and lowest < -FLOOR_TOLERANCE:
+            result["problems"].append(f"{name} fell through the colliders (lowest point z = {lowest} m at frame "
+                                      f"{FRAME_END}, floor at z = 0): contact is missing or failed")
 
 
 def render_frames(scene, out_dir, frames):
@@ -254,7 +261,7 @@ def encode_video(frame_paths, out_path):
 
 
 def main(zip_path, out_dir):
-    result = {"missing": [], "renders": [], "video": None}
+    result = {"missing": [], "problems": [], "renders": [], "video": None}
     t0 = time.perf_counter()
     bpy.ops.wm.read_factory_settings(use_empty=True)
     result["installed"] = install(zip_path)
