@@ -21,6 +21,8 @@ def build_cage(obj):
         raise core.InvalidInputError(f"'{obj.name}' has no faces: SoftFEM simulates solids")
     s = obj.softfem
     tm = core.tetrahedralize(verts, tris, resolution=s.resolution, mode=s.mode.lower())
+    if tm.embedding is not None and getattr(tm.embedding, "triangles", None) is None:
+        tm.embedding.triangles = tris  # the render surface, for contact between soft bodies
     _CAGES[cage_key(obj)] = tm
     return tm
 

@@ -1,5 +1,7 @@
 """Headless Blender for the add-on tests: a throwaway user folder, the source checkout linked as the extension."""
+import hashlib
 import os
+import shutil
 import sys
 import tempfile
 
@@ -8,8 +10,12 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = "bl_ext.user_default.softfem"
 
-# Before bpy is imported: Blender reads its user folder once, at import.
-_USER = tempfile.mkdtemp(prefix="softfem_blender_user_")
+# Before bpy is imported: Blender reads its user folder once, at import. The folder is emptied each run
+# but its path is stable, because numba keys its on-disk cache by the source files' paths (which lie in it).
+_USER = os.path.join(tempfile.gettempdir(),
+                     "softfem_blender_user_" + hashlib.md5(REPO.encode()).hexdigest()[:8])
+shutil.rmtree(_USER, ignore_errors=True)
+os.makedirs(_USER)
 os.environ["BLENDER_USER_RESOURCES"] = _USER
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(REPO, ".numba_cache"))
 

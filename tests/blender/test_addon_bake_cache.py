@@ -1,0 +1,125 @@
+"""Bake, save/reopen without simulating, free bake, damaged cache files, Mesh Cache export without the add-on."""
+import os
+
+import numpy as np
+import pytest
+from conftest import MODULE, add_ico
+
+
+def ball(bpy, frames=6):
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    obj = add_ico(bpy, subdivisions=1)
+    obj.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    return scene, obj
+
+
+def shown_local(bpy, obj):
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    mesh = ev.to_mesh()
+    co = np.empty(len(mesh.vertices) * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    ev.to_mesh_clear()
+    return co.reshape(-1, 3)
+
+
+def test_bake_save_reopen_plays_without_simulating_then_free(blender, softfem, tmp_path, monkeypatch):
+    import addon_utils
+    bpy = blender
+    scene, obj = ball(bpy)
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+    assert scene.softfem.baked
+    shown = {}
+    for f in range(1, 7):
+        scene.frame_set(f)
+        shown[f] = shown_local(bpy, obj).copy()
+    cache_dir = bpy.path.abspath(scene.softfem.cache_directory)
+    ours = sorted(os.listdir(cache_dir))
+    assert len(ours) == 6
+    foreign = os.path.join(cache_dir, "notes.txt")
+    with open(foreign, "w") as f:
+        f.write("not SoftFEM's")
+    # A baked cache is protected: changing E does not overwrite it (outdated, frames still shown).
+    obj.softfem.youngs_modulus *= 2
+    scene.frame_set(4)
+    np.testing.assert_array_equal(shown_local(bpy, obj), shown[4])
+    obj.softfem.youngs_modulus /= 2
+    blend = str(tmp_path / "scene.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=blend)
+    bpy.ops.wm.read_factory_settings(use_empty=True)  # closes the file (and disables add-ons)
+    addon_utils.enable(MODULE, default_set=True)
+    bpy.ops.wm.open_mainfile(filepath=blend)
+    core = softfem.core
+
+    def no_solver(*_args, **_kwargs):
+        raise AssertionError("the solver was called while playing a baked cache")
+    monkeypatch.setattr(core.World, "step", no_solver)
+    scene = bpy.context.scene
+    obj = scene.objects["Ball"]
+    for f in (1, 3, 6, 2):
+        scene.frame_set(f)
+        np.testing.assert_allclose(shown_local(bpy, obj), shown[f], atol=1e-6)
+    sess = softfem.addon.session.existing(scene)
+    assert sess.error is None and sess.core_calls == 0
+    monkeypatch.undo()
+    assert bpy.ops.softfem.free_bake() == {'FINISHED'}
+    assert not scene.softfem.baked
+    assert os.listdir(cache_dir) == ["notes.txt"]
+
+
+def test_truncated_and_foreign_cache_files_are_ignored_and_resimulated(blender, softfem):
+    bpy = blender
+    scene, obj = ball(bpy, frames=4)
+    for f in range(1, 5):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    good = sess.positions(scene, obj.name, 3).copy()
+    path = sess.disk[3]
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+    path4 = sess.disk[4]
+    with open(path4, "r+b") as f:
+        f.seek(8)
+        f.write((99).to_bytes(4, "little"))  # another cache format version
+    softfem.addon.session.forget()  # as after reopening: only the files remain
+    scene.frame_set(1)
+    sess = softfem.addon.session.existing(scene)
+    scene.frame_set(2)
+    calls = sess.core_calls
+    scene.frame_set(3)
+    assert any("truncated" in w for w in sess.warnings)
+    assert sess.core_calls > calls  # re-simulated from frame 2
+    np.testing.assert_allclose(sess.positions(scene, obj.name, 3), good, atol=1e-9)
+    scene.frame_set(4)
+    assert any("version 99" in w for w in sess.warnings)
+
+
+def test_mesh_cache_export_plays_without_the_addon(blender, softfem):
+    import addon_utils
+    bpy = blender
+    scene, obj = ball(bpy, frames=5)
+    obj.location = (0.3, -0.2, 2.0)
+    obj.rotation_euler = (0.4, 0.0, 0.7)
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+    sess = softfem.addon.session.existing(scene)
+    expected = {}
+    for f in range(1, 6):
+        scene.frame_set(f)
+        m = np.array(obj.matrix_world)
+        world = sess.positions(scene, obj.name, f)
+        expected[f] = (world, np.linalg.solve(m[:3, :3], (world - m[:3, 3]).T).T.astype(np.float32))
+    assert bpy.ops.softfem.bake_to_mesh_cache() == {'FINISHED'}
+    assert obj.modifiers[0].type == 'MESH_CACHE'
+    addon_utils.disable(MODULE, default_set=True)
+    try:
+        assert not hasattr(obj, "softfem")
+        for f in (5, 1, 3, 4, 2):
+            scene.frame_set(f)
+            local = shown_local(bpy, obj)
+            np.testing.assert_array_equal(local, expected[f][1])
+            m = np.array(obj.matrix_world)
+            np.testing.assert_allclose(local @ m[:3, :3].T + m[:3, 3], expected[f][0], atol=1e-5)
+    finally:
+        addon_utils.enable(MODULE, default_set=True)

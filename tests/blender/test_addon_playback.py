@@ -1,0 +1,127 @@
+"""Timeline semantics in headless Blender: free fall, scrubbing the cache, outdated cache, world space, remove."""
+import numpy as np
+from conftest import add_ico
+
+
+def evaluated_world(bpy, obj):
+    """World positions of the object's evaluated mesh (what renders)."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    mesh = ev.to_mesh()
+    co = np.empty(len(mesh.vertices) * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    ev.to_mesh_clear()
+    m = np.array(ev.matrix_world)
+    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+
+
+def session(softfem, bpy):
+    return softfem.addon.session.existing(bpy.context.scene)
+
+
+def make_ball(bpy, **settings):
+    obj = add_ico(bpy)
+    for key, value in settings.items():
+        setattr(obj.softfem, key, value)
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    return obj
+
+
+def test_free_fall_scrub_and_jump(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    obj = make_ball(bpy, resolution=4)
+    rest = evaluated_world(bpy, obj)
+    scene.frame_set(1)
+    np.testing.assert_allclose(evaluated_world(bpy, obj), rest, atol=1e-6)
+    frames = 8
+    for f in range(2, frames + 1):
+        scene.frame_set(f)
+    n = scene.softfem.substeps * (frames - 1)
+    dt = 1.0 / (24 * scene.softfem.substeps)
+    # Backward Euler free fall (no elastic load): drop after n steps = g dt^2 n(n+1)/2 ...
+    drop_be = 9.81 * dt * dt * n * (n + 1) / 2
+    shown = evaluated_world(bpy, obj)
+    drops = rest[:, 2] - shown[:, 2]
+    np.testing.assert_allclose(drops, drop_be, rtol=1e-4)
+    np.testing.assert_allclose(shown[:, :2], rest[:, :2], atol=1e-5)
+    # ... which is g t^2/2 up to backward Euler's first-order error g t dt/2.
+    t = (frames - 1) / 24
+    assert abs(drops.mean() - 9.81 * t * t / 2) <= 9.81 * t * dt / 2 + 1e-6
+    at_frame_8 = shown.copy()
+    sess = session(softfem, bpy)
+    calls = sess.core_calls
+    scene.frame_set(4)
+    expected_4 = sess.positions(scene, obj.name, 4)
+    np.testing.assert_allclose(evaluated_world(bpy, obj), expected_4, atol=2e-6)
+    scene.frame_set(8)
+    np.testing.assert_array_equal(evaluated_world(bpy, obj), at_frame_8)
+    scene.frame_set(30)  # past the last simulated frame: shows frame 8, simulates nothing
+    np.testing.assert_array_equal(evaluated_world(bpy, obj), at_frame_8)
+    assert sess.core_calls == calls
+    assert sess.last_frame() == 8
+
+
+def test_changing_a_property_marks_the_cache_outdated(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    obj = make_ball(bpy, resolution=4, youngs_modulus=1e5)
+    for f in range(1, 4):
+        scene.frame_set(f)
+    status = softfem.addon.status.cache_status
+    assert not status(scene)["outdated"] and status(scene)["frames"] == 3
+    obj.softfem.youngs_modulus = 2e5
+    assert status(scene)["outdated"]
+    sess = session(softfem, bpy)
+    calls = sess.core_calls
+    scene.frame_set(4)  # outdated: no simulation until played from the start frame
+    assert sess.core_calls == calls and status(scene)["outdated"]
+    scene.frame_set(1)
+    scene.frame_set(2)
+    assert sess.core_calls > calls
+    assert not status(scene)["outdated"] and status(scene)["frames"] == 2
+    # Editing the mesh itself also outdates the cache.
+    obj.data.vertices[0].co.x += 0.01
+    assert status(scene)["outdated"]
+
+
+def test_world_space_whatever_the_transform(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    obj = make_ball(bpy, resolution=4)
+    obj.rotation_euler = (0.3, 0.5, 0.2)
+    obj.scale = (1.5, 1.5, 1.5)
+    bpy.context.view_layer.update()
+    scene.frame_set(1)
+    rest = evaluated_world(bpy, obj)
+    for f in range(2, 5):
+        scene.frame_set(f)
+    # The object is moved after the simulation ran: the shown mesh stays at the simulated world positions.
+    obj.location.x += 3.0
+    bpy.context.view_layer.update()
+    scene.frame_set(3)
+    sess = session(softfem, bpy)
+    np.testing.assert_allclose(evaluated_world(bpy, obj), sess.positions(scene, obj.name, 3), atol=1e-5)
+    assert evaluated_world(bpy, obj)[:, 2].mean() < rest[:, 2].mean() - 0.01
+
+
+def test_remove_restores_the_mesh_bit_for_bit(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    obj = add_ico(bpy)
+    before = np.empty(len(obj.data.vertices) * 3, np.float32)
+    obj.data.vertices.foreach_get("co", before)
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    for f in range(1, 4):
+        scene.frame_set(f)
+    assert bpy.ops.softfem.remove_soft_body() == {'FINISHED'}
+    after = np.empty_like(before)
+    obj.data.vertices.foreach_get("co", after)
+    assert obj.data.shape_keys is None and not obj.softfem.enabled
+    assert before.tobytes() == after.tobytes()
+    dg = bpy.context.evaluated_depsgraph_get()
+    mesh = obj.evaluated_get(dg).to_mesh()
+    shown = np.empty_like(before)
+    mesh.vertices.foreach_get("co", shown)
+    obj.evaluated_get(dg).to_mesh_clear()
+    assert shown.tobytes() == before.tobytes()
