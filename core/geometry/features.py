@@ -285,7 +285,8 @@ def _faces(kept_nodes):
 def split_features(kept, kept_nodes, inside, pair_tet, pair_tri, welded, verts, tris, winding, grid, vertex_tet):
     """Duplicate cage tets per surface piece and number the nodes by glued faces.
 
-    Returns (copy_of (C,) kept index of every copy, node_grid_id (N,), tets (C,4) node indices, vertex_copy (n,))."""
+    Returns (copy_of (C,) kept index of every copy, node_grid_id (N,), tets (C,4) node indices, vertex_copy (n,),
+    pair_copy (P,) the copy holding each (tet, triangle) pair)."""
     pair_kept = np.searchsorted(kept, pair_tet)
     pair_start = np.searchsorted(pair_kept, np.arange(len(kept) + 1))
     comp, ncomp = local_components(pair_start, pair_tri, welded)
@@ -320,4 +321,4 @@ def split_features(kept, kept_nodes, inside, pair_tet, pair_tri, welded, verts, 
     pos = np.minimum(np.searchsorted(key, want), len(key) - 1)
     found = key[pos] == want
     vertex_copy = copy_start[vkept] + np.where(found, piece[pos], 0)
-    return copy_of, grid_ids[order], tets, vertex_copy
+    return copy_of, grid_ids[order], tets, vertex_copy, copy_start[pair_kept] + piece

@@ -41,7 +41,7 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage"):
         "closed": info["closed"], "mesh_volume": info["mesh_volume_unit"] * s3,
         "cage_volume": info["cage_volume_unit"] * s3, "cell_size": info["cell_size_unit"] * surface.scale,
         "grid_cells": info["grid_cells"], "split_tets": info["split_tets"],
-        "duplicated_nodes": info["duplicated_nodes"],
+        "duplicated_nodes": info["duplicated_nodes"], "relaxed_moves": info["relaxed_moves"],
     }
     report["seconds"] = time.perf_counter() - t0
     return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights),
