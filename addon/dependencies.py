@@ -47,11 +47,11 @@ def problem():
 def load_core():
     """Import and return the simulator package; raise RuntimeError with a one-line message if it cannot load."""
     global _core, _load_error
-    if _core is not None:
-        return _core
     message = problem()
     if message:
         raise RuntimeError(message)
+    if _core is not None:
+        return _core
     try:
         _core = importlib.import_module(ROOT_PACKAGE + ".core")
     except Exception as exc:  # an import error deep in numba/scipy must not escape as a traceback
