@@ -16,7 +16,8 @@ class SolverSettings:
         or "exact" (the exact corotational differential; not always PSD, for reference).
     dapd_alpha: det F threshold below which a tet counts as collapsed (DAPD), default 0.1.
     dapd_beta: gain of the virtual un-inversion ramp, default 4.
-    static_tolerance: solve_static stops when |residual force| <= this × |external force|.
+    static_tolerance: solve_static stops when |residual force| <= this × |external force|
+        or its Newton update is below this × the size of the bodies.
     static_iterations: cap on solve_static Newton iterations.
     """
 

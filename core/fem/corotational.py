@@ -6,6 +6,8 @@ V (μ‖F − R‖² + λ/2 (tr(RᵀF) − 3)²). `mu_v`, `lam_v` hold μV and �
 (M, 4, 3) buffer and are summed per node by `gather` (race-free, parallel over nodes).
 """
 
+import numpy as np
+
 from ..jit import njit, prange
 from . import mat3
 from .dapd import NO_WITNESS, edge_matrix, first_crossing, nearest_witness, uninverted_edges
@@ -137,6 +139,35 @@ def tet_energies(x, tets, gm, mu_v, lam_v, rot, out):
         out[e] = mu_v[e] * d2 + 0.5 * lam_v[e] * tr * tr
 
 
+@njit(cache=True)
+def _stress_differential(dh, e, mu_v, lam_v, gamma, shat, s, mode):
+    """R̂ᵀ δP V for δF̂ = RᵀδF (see tet_stiffness_products), scaled by s."""
+    c1 = 2.0 * mu_v[e] * gamma[e] * s
+    c2 = mu_v[e] * (1.0 - gamma[e]) * s
+    c3 = lam_v[e] * s * mat3.trace(dh)
+    o01, o02, o12 = c2 * (dh[1] + dh[3]), c2 * (dh[2] + dh[6]), c2 * (dh[5] + dh[7])
+    ph = (c1 * dh[0] + 2.0 * c2 * dh[0] + c3, c1 * dh[1] + o01, c1 * dh[2] + o02,
+          c1 * dh[3] + o01, c1 * dh[4] + 2.0 * c2 * dh[4] + c3, c1 * dh[5] + o12,
+          c1 * dh[6] + o02, c1 * dh[7] + o12, c1 * dh[8] + 2.0 * c2 * dh[8] + c3)
+    if mode == EXACT:
+        sm = mat3.load(shat, e)
+        ts = mat3.trace(sm)
+        a = (ts - sm[0], -0.5 * (sm[1] + sm[3]), -0.5 * (sm[2] + sm[6]),
+             -0.5 * (sm[1] + sm[3]), ts - sm[4], -0.5 * (sm[5] + sm[7]),
+             -0.5 * (sm[2] + sm[6]), -0.5 * (sm[5] + sm[7]), ts - sm[8])
+        da = mat3.det(a)
+        if abs(da) > 1e-300:
+            ca = mat3.cofactor(a)  # a⁻¹ = cof(a)ᵀ / det(a); a is symmetric
+            w0, w1, w2 = dh[7] - dh[5], dh[2] - dh[6], dh[3] - dh[1]
+            om0 = (ca[0] * w0 + ca[1] * w1 + ca[2] * w2) / da
+            om1 = (ca[3] * w0 + ca[4] * w1 + ca[5] * w2) / da
+            om2 = (ca[6] * w0 + ca[7] * w1 + ca[8] * w2) / da
+            k = (lam_v[e] * (ts - 3.0) - 2.0 * mu_v[e]) * s
+            ph = (ph[0], ph[1] - k * om2, ph[2] + k * om1, ph[3] + k * om2, ph[4],
+                  ph[5] - k * om0, ph[6] - k * om1, ph[7] + k * om0, ph[8])
+    return ph
+
+
 @njit(parallel=True, cache=True)
 def tet_stiffness_products(p, tets, gm, rot, mu_v, lam_v, gamma, shat, scale, mode, buf):
     """Per-tet K p (K = −∂f/∂x, scaled per tet by `scale`) into buf (M, 4, 3).
@@ -149,31 +180,32 @@ def tet_stiffness_products(p, tets, gm, rot, mu_v, lam_v, gamma, shat, scale, mo
         r = mat3.load(rot, e)
         dh = mat3.tmul(r, mat3.mul(edge_matrix(_node(p, i0), _node(p, i1), _node(p, i2),
                                                _node(p, i3)), g))
-        s = scale[e]
-        c1 = 2.0 * mu_v[e] * gamma[e] * s
-        c2 = mu_v[e] * (1.0 - gamma[e]) * s
-        c3 = lam_v[e] * s * mat3.trace(dh)
-        o01, o02, o12 = c2 * (dh[1] + dh[3]), c2 * (dh[2] + dh[6]), c2 * (dh[5] + dh[7])
-        ph = (c1 * dh[0] + 2.0 * c2 * dh[0] + c3, c1 * dh[1] + o01, c1 * dh[2] + o02,
-              c1 * dh[3] + o01, c1 * dh[4] + 2.0 * c2 * dh[4] + c3, c1 * dh[5] + o12,
-              c1 * dh[6] + o02, c1 * dh[7] + o12, c1 * dh[8] + 2.0 * c2 * dh[8] + c3)
-        if mode == EXACT:
-            sm = mat3.load(shat, e)
-            ts = mat3.trace(sm)
-            a = (ts - sm[0], -0.5 * (sm[1] + sm[3]), -0.5 * (sm[2] + sm[6]),
-                 -0.5 * (sm[1] + sm[3]), ts - sm[4], -0.5 * (sm[5] + sm[7]),
-                 -0.5 * (sm[2] + sm[6]), -0.5 * (sm[5] + sm[7]), ts - sm[8])
-            da = mat3.det(a)
-            if abs(da) > 1e-300:
-                ca = mat3.cofactor(a)  # a⁻¹ = cof(a)ᵀ / det(a); a is symmetric
-                w0, w1, w2 = dh[7] - dh[5], dh[2] - dh[6], dh[3] - dh[1]
-                om0 = (ca[0] * w0 + ca[1] * w1 + ca[2] * w2) / da
-                om1 = (ca[3] * w0 + ca[4] * w1 + ca[5] * w2) / da
-                om2 = (ca[6] * w0 + ca[7] * w1 + ca[8] * w2) / da
-                k = (lam_v[e] * (ts - 3.0) - 2.0 * mu_v[e]) * s
-                ph = (ph[0], ph[1] - k * om2, ph[2] + k * om1, ph[3] + k * om2, ph[4],
-                      ph[5] - k * om0, ph[6] - k * om1, ph[7] + k * om0, ph[8])
+        ph = _stress_differential(dh, e, mu_v, lam_v, gamma, shat, scale[e], mode)
         _scatter(buf, e, mat3.mul(r, ph), g)
+
+
+@njit(parallel=True, cache=True)
+def tet_stiffness_matrices(gm, rot, mu_v, lam_v, gamma, shat, scale, mode, out):
+    """Element stiffness matrices Kₑ (M, 12, 12) (dof 3a + k), by applying the differential to unit vectors."""
+    for e in prange(out.shape[0]):
+        g = mat3.load(gm, e)
+        r = mat3.load(rot, e)
+        col = np.empty((1, 4, 3))
+        for a in range(4):
+            for k in range(3):
+                # δF = e_k ⊗ gₐ, so δF̂ = Rᵀe_k ⊗ gₐ
+                if a == 0:
+                    ga = (-(g[0] + g[3] + g[6]), -(g[1] + g[4] + g[7]), -(g[2] + g[5] + g[8]))
+                else:
+                    ga = (g[3 * a - 3], g[3 * a - 2], g[3 * a - 1])
+                q = (r[3 * k], r[3 * k + 1], r[3 * k + 2])
+                dh = (q[0] * ga[0], q[0] * ga[1], q[0] * ga[2], q[1] * ga[0], q[1] * ga[1], q[1] * ga[2],
+                      q[2] * ga[0], q[2] * ga[1], q[2] * ga[2])
+                ph = _stress_differential(dh, e, mu_v, lam_v, gamma, shat, scale[e], mode)
+                _scatter(col, 0, mat3.mul(r, ph), g)
+                for b in range(4):
+                    for j in range(3):
+                        out[e, 3 * b + j, 3 * a + k] = col[0, b, j]
 
 
 @njit(parallel=True, cache=True)

@@ -1,5 +1,6 @@
 """ForceModel: elastic forces, energy and stiffness products of a Model at a State (wraps the kernels)."""
 import numpy as np
+import scipy.sparse as sp
 
 from . import corotational as kernels
 
@@ -21,6 +22,7 @@ class ForceModel:
         self.shat = np.zeros((m if self.mode == kernels.EXACT else 1, 3, 3))
         self.buf = np.zeros((m, 4, 3))
         self.rot = None
+        self._pattern = None
 
     def update_rotations(self, state):
         """Rotations (polar / DAPD) at state.x, updating state.rot, state.witness and state.x_eval.
@@ -62,3 +64,22 @@ class ForceModel:
         kernels.block_jacobi_inverse(md.gm, self.rot, md.mu_v, md.lam_v, self.gamma, tet_scale,
                                      md.node_ptr, md.node_ent, mass_coef * md.mass, out)
         return out
+
+    def stiffness_matrix(self, tet_scale):
+        """Assembled Σ scaleₑ Kₑ as a scipy CSR matrix (3N×3N, dof 3n + k); the sparsity pattern and
+        the scatter map are computed once."""
+        md = self.model
+        if self._pattern is None:
+            dof = (3 * md.tets[:, :, None] + np.arange(3)).reshape(-1, 12)
+            n = 3 * md.num_nodes
+            keys = (np.repeat(dof, 12, axis=1) * n + np.tile(dof, (1, 12))).ravel()
+            unique, scatter = np.unique(keys, return_inverse=True)
+            self._pattern = (unique // n, unique % n, scatter, n)
+        rows, cols, scatter, n = self._pattern
+        ke = np.empty((md.num_tets, 12, 12))
+        kernels.tet_stiffness_matrices(md.gm, self.rot, md.mu_v, md.lam_v, self.gamma, self.shat,
+                                       tet_scale, self.mode, ke)
+        data = np.bincount(scatter, weights=ke.ravel(), minlength=len(rows))
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum(np.bincount(rows, minlength=n))
+        return sp.csr_matrix((data, cols, indptr), shape=(n, n))

@@ -13,7 +13,8 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         ((1 + αΔt) M + (βΔt + Δt²) K) δx = Δt M (vⁿ − v_k) + Δt² (f_k + M g − α M v_k − β K v_k)
     with pinned nodes prescribed (δx = target − x_k) and projected out of CG, then
     x_{k+1} = x_k + δx, v_{k+1} = (x_{k+1} − xⁿ)/Δt. The first iteration is warm-started at
-    δx = Δt vⁿ + Δt² g. `correct(state, x_n, v_n, dt)`, if given, runs after each iteration's solve
+    δx = Δt vⁿ + Δt² g; each unpinned body's momentum balance is then enforced exactly
+    (see _conserve_momentum). `correct(state, x_n, v_n, dt)`, if given, runs after each iteration's solve
     and may correct state.x / state.v in place (the contact stage)."""
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
@@ -51,6 +52,7 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         its, res = pcg(force_model, mass_coef, tet_scale, b, dx, free,
                        settings.cg_iterations, settings.cg_tolerance)
         t3 = time.perf_counter()
+        _conserve_momentum(md, dx, b, mass_coef)
         state.x += dx
         np.subtract(state.x, x_n, out=state.v)
         state.v /= dt
@@ -63,3 +65,14 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         stats["cg_iterations"] += its
         stats["cg_residual"] = res
     return stats
+
+
+def _conserve_momentum(md, dx, b, mass_coef):
+    """Shift each unpinned body's δx uniformly so Σ (1 + αΔt) m δx = Σ b over the body, which the exact
+    solution satisfies (K's rows sum to zero): an inexact CG then neither creates nor loses momentum."""
+    for (n0, n1) in md.node_ranges:
+        if md.pinned[n0:n1].any():
+            continue
+        m = md.mass[n0:n1] * mass_coef[n0:n1]
+        shift = (b[n0:n1].sum(axis=0) - m @ dx[n0:n1]) / m.sum()
+        dx[n0:n1] += shift
