@@ -1,18 +1,28 @@
 """Adding, removing and re-tetrahedralizing soft bodies on Blender objects (what the operators call)."""
+import numpy as np
+
 from . import bridge, cage
+
+# A mesh whose thinnest principal extent is below this fraction of its largest is flat (no volume).
+_FLAT_RATIO = 1e-6
 from .dependencies import load_core
 
 
 def check_target(obj):
     """Raise ValueError with a one-line reason if the object cannot become a soft body."""
     if obj.type != 'MESH':
-        raise ValueError(f"'{obj.name}' is a {obj.type.lower()}, not a mesh")
+        raise ValueError(f"'{obj.name}' is not a mesh (its type is {obj.type.lower()})")
     if obj.data.users > 1:
         raise ValueError(f"'{obj.name}' shares its mesh with {obj.data.users - 1} other user(s): "
                          "make it single-user first")
     group = obj.softfem.pin_group
     if group and obj.vertex_groups.get(group) is None:
         raise ValueError(f"pin group '{group}' not found on '{obj.name}'")
+    verts = bridge.read_vertices(obj.data)
+    extents = np.linalg.svd(verts - verts.mean(axis=0), compute_uv=False) if len(verts) >= 4 else [0.0]
+    if len(verts) < 4 or extents[-1] <= _FLAT_RATIO * extents[0]:
+        raise ValueError(f"'{obj.name}' has no volume: SoftFEM simulates solids; give it thickness, "
+                         "e.g. apply a Solidify modifier")
 
 
 def add(obj):

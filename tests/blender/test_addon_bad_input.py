@@ -1,0 +1,133 @@
+"""Bad input gives a one-line report (RuntimeError from bpy.ops carries it), and the user's mesh is never modified."""
+import numpy as np
+import pytest
+from conftest import add_ico
+
+
+def basis(obj):
+    co = np.empty(len(obj.data.vertices) * 3, np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co
+
+
+def one_line(exc):
+    message = str(exc.value)
+    assert "Traceback" not in message and message.count("\n") <= 1, message
+    return message
+
+
+def test_operators_refuse_bad_objects_and_leave_the_mesh_alone(blender, softfem, monkeypatch):
+    bpy = blender
+    bpy.ops.object.empty_add()
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "not a mesh" in one_line(exc)
+
+    bpy.ops.mesh.primitive_plane_add()
+    plane = bpy.context.active_object
+    before = basis(plane)
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "volume" in one_line(exc)
+    assert plane.data.shape_keys is None and not plane.softfem.enabled
+    assert basis(plane).tobytes() == before.tobytes()
+
+    ball = add_ico(bpy, subdivisions=1)
+    ball.softfem.pin_group = "Nope"
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "pin group 'Nope' not found" in one_line(exc)
+    assert ball.data.shape_keys is None
+
+    ball.softfem.pin_group = ""
+    twin = ball.copy()  # a linked duplicate: the same mesh data
+    bpy.context.scene.collection.objects.link(twin)
+    twin.select_set(False)
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "single-user" in one_line(exc)
+    bpy.data.objects.remove(twin)
+
+    monkeypatch.setattr(softfem.addon.dependencies, "missing_modules", lambda: ["numba"])
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "numba" in one_line(exc)
+    assert ball.data.shape_keys is None
+
+
+def make_ball(bpy, frames=4):
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    ball = add_ico(bpy, subdivisions=1)
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    return scene, ball
+
+
+def test_invalid_material_is_reported_and_nothing_is_written(blender, softfem):
+    bpy = blender
+    scene, ball = make_ball(bpy)
+    ball.softfem.poisson_ratio = 0.5
+    rest_key = softfem.addon.bridge.read_output_key(ball).copy()
+    before = basis(ball)
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.bake()
+    assert "poisson_ratio" in one_line(exc)
+    assert not scene.softfem.baked
+    assert basis(ball).tobytes() == before.tobytes()
+    np.testing.assert_allclose(softfem.addon.bridge.read_output_key(ball), rest_key, atol=1e-6)
+    ball.softfem.pin_group = "Gone"
+    ball.softfem.poisson_ratio = 0.3
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.bake()
+    assert "pin group 'Gone' not found" in one_line(exc)
+
+
+def test_divergence_keeps_good_frames_and_reports_the_frame(blender, softfem, monkeypatch):
+    bpy = blender
+    scene, ball = make_ball(bpy, frames=6)
+    core = softfem.core
+    real_step = core.World.step
+    calls = []
+
+    def step(self, dt):
+        calls.append(dt)
+        if len(calls) > 2 * scene.softfem.substeps:  # frames 2 and 3 succeed, frame 4 diverges
+            raise core.SimulationDiverged("NaN")
+        return real_step(self, dt)
+    monkeypatch.setattr(core.World, "step", step)
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.bake()
+    message = one_line(exc)
+    assert "diverged at frame 4" in message and "Substeps" in message
+    sess = softfem.addon.session.existing(scene)
+    assert sess.cached_frames() == [1, 2, 3]
+    np.testing.assert_allclose(
+        softfem.addon.bridge.read_output_key(ball) @ np.array(ball.matrix_world)[:3, :3].T
+        + np.array(ball.matrix_world)[:3, 3], sess.positions(scene, ball.name, 3), atol=1e-5)
+    assert not scene.softfem.baked
+
+
+def test_unwritable_cache_folder_warns_and_keeps_frames_in_memory(blender, softfem, tmp_path):
+    bpy = blender
+    scene, ball = make_ball(bpy)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("a file where the cache folder should be")
+    scene.softfem.cache_directory = str(blocker / "cache") + "/"
+    for f in range(1, 4):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    assert any("not writable" in w for w in sess.warnings)
+    assert sess.cached_frames() == [1, 2, 3] and sess.error is None
+
+
+def test_renamed_object_in_a_baked_cache_is_reported(blender, softfem):
+    bpy = blender
+    scene, ball = make_ball(bpy)
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+    ball.name = "Renamed"
+    softfem.addon.session.forget()  # as after reopening the file
+    scene.frame_set(3)
+    sess = softfem.addon.session.existing(scene)
+    assert any("deleted or renamed" in w for w in sess.warnings)
+    assert sess.error is None
