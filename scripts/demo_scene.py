@@ -21,8 +21,9 @@ SAMPLES = 8
 FLOOR_TOLERANCE = 0.05  # m below the floor's top that still counts as resting on it (collision thickness)
 # The soft bodies: name, mesh builder, location, rotation, colour, material preset of the add-on.
 BODIES = (
-    ("Jelly Suzanne", "monkey", (0.15, 0.25, 1.35), (math.radians(-10), 0.0, math.radians(-12)),
-     (0.15, 0.75, 0.25), "JELLY"),
+    # Silicone, not jelly: a metre-sized jelly (E ~ 5 kPa) cannot carry its own weight (rho g h ~ 10 kPa).
+    ("Silicone Suzanne", "monkey", (0.15, 0.25, 1.35), (math.radians(-10), 0.0, math.radians(-12)),
+     (0.15, 0.75, 0.25), "SILICONE"),
     ("Rubber Ball", "icosphere", (-1.35, -0.35, 1.0), (0.0, 0.0, 0.0), (0.85, 0.25, 0.08), "RUBBER"),
 )
 
@@ -141,6 +142,9 @@ def configure_render(scene):
     scene.cycles.device = "CPU"
     scene.cycles.samples = SAMPLES
     scene.cycles.use_denoising = True
+    scene.cycles.denoising_prefilter = "NONE"  # the full-quality OIDN pass would cost more than the render
+    if hasattr(scene.cycles, "denoising_quality"):
+        scene.cycles.denoising_quality = "FAST"
     scene.render.resolution_x, scene.render.resolution_y = RESOLUTION
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
@@ -159,16 +163,17 @@ def operator_exists(name):
     return name in dir(bpy.ops.softfem)
 
 
-def mesh_volume_and_min_z(obj):
-    """Volume (m^3; None for an open mesh, whose volume is undefined) and lowest z (m) of obj's evaluated mesh."""
+def mesh_figures(obj):
+    """Volume (m^3; None for an open mesh, whose volume is undefined), lowest z and height (m) of obj's
+    evaluated mesh in world space."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
     bm = bmesh.new()
     bm.from_object(obj, depsgraph)
     bm.transform(obj.matrix_world)
     volume = bm.calc_volume(signed=False) if all(e.is_manifold for e in bm.edges) else None
-    min_z = min(v.co.z for v in bm.verts)
+    zs = [v.co.z for v in bm.verts]
     bm.free()
-    return volume, min_z
+    return volume, min(zs), max(zs) - min(zs)
 
 
 def simulate(bodies, result):
@@ -200,24 +205,33 @@ def simulate(bodies, result):
 
 
 def measure(bodies, scene, result):
-    """Volume and lowest point of each body at the start and end frames (what the renders will show)."""
-    figures = {}
-    for frame in (FRAME_START, FRAME_END):
+    """Per body: volume and lowest point at the start and end frames, and the most squashed frame (smallest
+    height over the range) - what the renders show, as numbers."""
+    figures = {obj.name: {} for obj in bodies}
+    for frame in range(FRAME_START, FRAME_END + 1):
         scene.frame_set(frame)
         for obj in bodies:
-            volume, min_z = mesh_volume_and_min_z(obj)
-            figures.setdefault(obj.name, {})[f"frame_{frame}"] = {
-                "volume_m3": None if volume is None else round(volume, 5), "lowest_z_m": round(min_z, 4)}
-    for f in figures.values():
-        start, end = f[f"frame_{FRAME_START}"]["volume_m3"], f[f"frame_{FRAME_END}"]["volume_m3"]
+            volume, lowest, height = mesh_figures(obj)
+            f = figures[obj.name]
+            if frame == FRAME_START:
+                f["start"] = {"volume_m3": volume, "lowest_z_m": round(lowest, 4), "height_m": round(height, 4)}
+            if frame == FRAME_END:
+                f["end"] = {"volume_m3": volume, "lowest_z_m": round(lowest, 4), "height_m": round(height, 4)}
+            if height < f.get("min_height_m", math.inf):
+                f["min_height_m"], f["min_height_frame"] = round(height, 4), frame
+    for name, f in figures.items():
+        start, end = f["start"]["volume_m3"], f["end"]["volume_m3"]
         if start and end:
             f["volume_ratio_end_to_start"] = round(end / start, 4)
+        f["min_height_ratio"] = round(f["min_height_m"] / f["start"]["height_m"], 3)
+        for key in ("start", "end"):
+            if f[key]["volume_m3"] is not None:
+                f[key]["volume_m3"] = round(f[key]["volume_m3"], 5)
+        if result["simulated"] and f["end"]["lowest_z_m"] < -FLOOR_TOLERANCE:
+            result["problems"].append(f"{name} fell through the colliders (lowest point z = "
+                                      f"{f['end']['lowest_z_m']} m at frame {FRAME_END}, floor at z = 0): "
+                                      "contact is missing or failed")
     result["bodies"] = figures
-    for name, f in figures.items():
-        lowest = f[f"frame_{FRAME_END}"]["lowest_z_m"]
-        if result["simulated"] and lowest < -FLOOR_TOLERANCE:
-            result["problems"].append(f"{name} fell through the colliders (lowest point z = {lowest} m at frame "
-                                      f"{FRAME_END}, floor at z = 0): contact is missing or failed")
 
 
 def render_frames(scene, out_dir, frames):
