@@ -169,6 +169,7 @@ def parse_platforms(value):
 
 
 def main(argv=None):
+    """Command line: build the requested platform packages and print their paths and sizes."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--platform", default="host", choices=["host", "all", *PLATFORM_TAGS],
                         help="which platform package(s) to build (default: this machine's)")

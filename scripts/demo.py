@@ -35,6 +35,7 @@ def run_scene(zip_path):
 
 
 def main():
+    """Build, install, simulate, render; print the figures and exit 1 if any part is missing or failed."""
     start = time.perf_counter()
     shutil.rmtree(OUT, ignore_errors=True)  # no stale frame or cache of an earlier run may be shown
     print("== building the extension for this platform", flush=True)

@@ -275,6 +275,7 @@ def encode_video(frame_paths, out_path):
 
 
 def main(zip_path, out_dir):
+    """Install the zip, build and bake the scene, save the .blend, render frames and the video."""
     result = {"missing": [], "problems": [], "renders": [], "video": None}
     t0 = time.perf_counter()
     bpy.ops.wm.read_factory_settings(use_empty=True)

@@ -100,6 +100,7 @@ def softfem_ops(bpy):
 
 
 def main(zip_path):
+    """Install, enable, inspect, disable, re-enable, disable; print the JSON report."""
     result = {"errors": []}
     sys.meta_path.insert(0, HideDevPackages(BUNDLED))
     import bpy
