@@ -72,7 +72,7 @@ def export_mesh_cache(scene, objects):
                 world = sess.positions(scene, obj.name, frame)
                 if world is None:
                     raise RuntimeError(f"frame {frame} of '{obj.name}' is not cached: simulate it first")
-                samples[obj.name][i] = bridge.to_local(np.array(obj.matrix_world), world)
+                samples[obj.name][i] = bridge.to_world(bridge.world_to_local(obj), world)
     finally:
         scene.frame_set(current)
     directory = session.cache_directory(scene)

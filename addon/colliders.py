@@ -24,8 +24,8 @@ class Collider:
         self.vertices = vertices
 
 
-def _read(obj, depsgraph):
-    verts, tris = bridge.read_world_mesh(obj, depsgraph)
+def _read(obj, depsgraph, triangles=True):
+    verts, tris = bridge.read_world_mesh(obj, depsgraph, triangles)
     if not np.all(np.isfinite(verts)):
         raise RuntimeError(f"collider '{obj.name}' has NaN or infinite vertex positions")
     return verts, tris
@@ -51,14 +51,15 @@ def add_to_world(world, scene, depsgraph, bodies):
 
 
 def frame_targets(colliders, scene, depsgraph):
-    """[(collider, world vertices at this frame)] for colliders that still exist with the same vertex count."""
+    """[(collider, world vertices at this frame)] for colliders that moved and still have the same vertex count
+    (a collider left out stays where it is)."""
     moves = []
     for c in colliders:
         obj = scene.objects.get(c.name)
         if obj is None:
             continue
-        verts, _tris = _read(obj, depsgraph)
-        if verts.shape == c.vertices.shape:
+        verts, _tris = _read(obj, depsgraph, triangles=False)
+        if verts.shape == c.vertices.shape and not np.array_equal(verts, c.vertices):
             moves.append((c, verts))
     return moves
 

@@ -72,7 +72,7 @@ class Body:
         return (out[:, 0] if values.ndim == 1 else out), total
 
     def render_positions(self, x):
-        """World positions of the render vertices for node positions x."""
+        """Render vertex positions for node positions x (world or local: interpolation is affine-invariant)."""
         return self.embedding.positions(x) if self.embedding is not None else np.asarray(x)
 
 
@@ -348,8 +348,8 @@ class Session:
             obj = scene.objects.get(body.name)
             if obj is None:
                 continue
-            world_pos = body.render_positions(x)
-            local = bridge.to_local(np.array(obj.matrix_world), world_pos)
+            # Nodes to local space first: a few thousand points instead of every render vertex.
+            local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
             bridge.write_local_positions(obj, local, bridge.shape_key_offsets(obj.data))
 
     def goto(self, scene, depsgraph, frame):
