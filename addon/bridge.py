@@ -58,12 +58,18 @@ def to_world(matrix, local):
 
 
 def world_to_local(obj):
-    """The inverse of the object's world matrix (4x4 array); ValueError when its scale is zero."""
-    try:
-        # mathutils: numpy's LAPACK inverse wakes BLAS threads, costing milliseconds per call here.
-        return np.array(obj.matrix_world.inverted())
-    except ValueError:
-        raise ValueError(f"'{obj.name}' has a zero scale") from None
+    """The inverse of the object's world matrix (4x4 float64); ValueError when its scale is zero."""
+    m = np.array(obj.matrix_world, np.float64)
+    c0, c1, c2 = m[:3, 0], m[:3, 1], m[:3, 2]
+    # Adjugate by cross products: numpy's LAPACK inverse wakes BLAS threads (milliseconds per call here).
+    rows = np.array([np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)])
+    det = float(c0 @ rows[0])
+    if abs(det) < 1e-30:
+        raise ValueError(f"'{obj.name}' has a zero scale")
+    inv = np.eye(4)
+    inv[:3, :3] = rows / det
+    inv[:3, 3] = -inv[:3, :3] @ m[:3, 3]
+    return inv
 
 
 def group_weights(obj, name):
