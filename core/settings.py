@@ -15,14 +15,14 @@ class SolverSettings:
     stress_differential: "hybrid" (default; symmetric PSD), "warped" (δP(2), classic warped stiffness)
         or "exact" (the exact corotational differential; not always PSD, for reference).
     dapd_alpha: det F threshold below which a tet counts as collapsed (DAPD), default 0.1.
-    dapd_beta: gain of the virtual un-inversion ramp, default 4.
+    dapd_beta: gain of the virtual un-inversion ramp, default 3.
     static_tolerance: solve_static stops when |residual force| <= this × |external force|
         or its Newton update is below this × the size of the bodies.
     static_iterations: cap on solve_static Newton iterations.
     """
 
     def __init__(self, newton_iterations=1, cg_iterations=40, cg_tolerance=1e-3,
-                 stress_differential="hybrid", dapd_alpha=0.1, dapd_beta=4.0,
+                 stress_differential="hybrid", dapd_alpha=0.1, dapd_beta=3.0,
                  static_tolerance=1e-9, static_iterations=50):
         self.newton_iterations = _count("newton_iterations", newton_iterations)
         self.cg_iterations = _count("cg_iterations", cg_iterations)

@@ -4,10 +4,11 @@ A tet whose det F falls below α gets a witness: the vertex–face pair (vertex 
 w = 0..3) or edge–edge pair (w = 4: edges 01/23, 5: 02/13, 6: 03/12) that became coincident when
 det F(t) = α along the step's straight path (the first root of a cubic in t), or, when the tet
 was already collapsed (initial state, scrambled nodes), the pair nearest to coincidence.
-While the tet stays collapsed, the witness feature is pushed back virtually along its normal so
-that its normalized separation s = h / h_rest becomes s̄ = s + β (α − s)² / α for s < α (C¹ at
-s = α, s̄ ≥ α (1 − 1/(4β)) > 0, growing with inversion depth), and R is the polar rotation of the
-pushed, un-inverted F̄. The stress still uses the true F, so the energy rises with inversion depth.
+While the tet stays collapsed, the witness feature is pushed back virtually along its normal by
+λ so that its normalized separation s = h / h_rest becomes s̄ = s + λ(s): λ = 0 for s ≥ α, a
+C¹ ramp λ = β d² / (2α) in depth d = α − s < α, then linear with gain β (λ = β (d − α/2)), so
+s̄ ≥ α (1 − 1/(2β)) > 0 and grows with inversion depth; R is the polar rotation of the pushed,
+un-inverted F̄. The stress still uses the true F, so the energy rises with inversion depth.
 """
 import math
 
@@ -193,7 +194,11 @@ def uninverted_edges(w, p0, p1, p2, p3, r0, r1, r2, r3, alpha, beta):
     s = h / h_rest
     if s >= alpha:
         return edge_matrix(p0, p1, p2, p3), True
-    push = h_rest * beta * (alpha - s) ** 2 / alpha
+    depth = alpha - s
+    if depth < alpha:
+        push = h_rest * beta * depth * depth / (2.0 * alpha)
+    else:
+        push = h_rest * beta * (depth - 0.5 * alpha)
     unit = (sign * n[0] / nn, sign * n[1] / nn, sign * n[2] / nn)
     a, b, c, d = _pair(w)
     q = [p0, p1, p2, p3]

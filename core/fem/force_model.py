@@ -13,7 +13,7 @@ class ForceModel:
     Call `update_rotations(state)` at a configuration before `forces`, `energies`, `product`,
     `block_jacobi_inverse`: those use the rotations and stress-differential weights stored then."""
 
-    def __init__(self, model, differential="hybrid", alpha=0.1, beta=4.0):
+    def __init__(self, model, differential="hybrid", alpha=0.1, beta=3.0):
         self.model = model
         self.mode = _MODES[differential]
         self.alpha, self.beta = float(alpha), float(beta)
