@@ -141,6 +141,10 @@ def main(zip_path):
     result["numba_version"] = numba.__version__
     result["njit_41_plus_1"] = int(numba.njit(lambda a: a + 1)(41))
     result["numba_cache_dir"] = os.path.realpath(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else ""
+    core = importlib.import_module(MODULE + ".core")  # the packaged simulator, on the bundled wheels
+    unit_tet = core.TetMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 1, 2, 3]])
+    result["core_file"] = os.path.realpath(core.__file__)
+    result["core_unit_tet_volume"] = float(unit_tet.volumes()[0])
 
     addon_utils.disable(MODULE, default_set=True, handle_error=on_error)
     result["enabled_after_disable"] = MODULE in bpy.context.preferences.addons

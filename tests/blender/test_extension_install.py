@@ -69,6 +69,8 @@ def test_bundled_wheels_are_installed_and_numba_runs_from_them(probe):
     assert under(probe["scipy_file"], probe["user_dir"])
     assert probe["numba_version"] == probe["pins"]["numba"]
     assert probe["njit_41_plus_1"] == 42
+    assert under(probe["core_file"], probe["extension_dir"])
+    assert abs(probe["core_unit_tet_volume"] - 1.0 / 6.0) < 1e-12
 
 
 def test_numba_cache_goes_to_the_user_folder_not_the_installed_extension(probe):
