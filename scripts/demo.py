@@ -58,7 +58,7 @@ def main():
     print(f"   total:  {time.perf_counter() - start:.1f} s")
     if not result["simulated"]:
         print("== INCOMPLETE: nothing was simulated; the PNG shows the scene's start frame only. Missing:")
-        for item in result["missing"]:
+        for item in result["missing"] + result["problems"]:
             print(f"   - {item}")
         sys.exit(1)
     if result["missing"] or result["problems"]:

@@ -288,7 +288,11 @@ def main(zip_path, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     blend = os.path.join(out_dir, "softfem_demo.blend")
     bpy.ops.wm.save_as_mainfile(filepath=blend)  # the add-on's cache lives beside the saved .blend
-    simulated = result["installed"] and simulate(bodies, result)
+    try:
+        simulated = result["installed"] and simulate(bodies, result)
+    except RuntimeError as exc:  # an operator that raised: report it, render what there is
+        result["problems"].append(f"an operator raised: {str(exc).strip().splitlines()[-1]}")
+        simulated = False
     result["simulated"] = simulated
     bpy.ops.wm.save_as_mainfile(filepath=blend)
     result["blend"] = blend
