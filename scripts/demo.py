@@ -53,8 +53,9 @@ def main():
         print(f"   video:  {result['video']} (encoded in {result['encode_seconds']} s)")
     if "bake_seconds" in result:
         print(f"   bake:   {result['bake_seconds']} s")
-    for name, figures in result.get("bodies", {}).items():
-        print(f"   {name}: {json.dumps(figures)}")
+    if result["simulated"]:
+        for name, figures in result["bodies"].items():
+            print(f"   {name}: {json.dumps(figures)}")
     print(f"   total:  {time.perf_counter() - start:.1f} s")
     if not result["simulated"]:
         print("== INCOMPLETE: nothing was simulated; the PNG shows the scene's start frame only. Missing:")

@@ -279,6 +279,7 @@ def main(zip_path, out_dir):
     result = {"missing": [], "problems": [], "renders": [], "video": None}
     t0 = time.perf_counter()
     bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.context.preferences.filepaths.save_version = 0  # no .blend1 backups in demo_out
     result["installed"] = install(zip_path)
     if not result["installed"]:
         result["missing"].append("the SoftFEM add-on did not install/enable from the zip")
