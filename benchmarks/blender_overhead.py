@@ -71,13 +71,16 @@ def main():
         total.append(sess.last_frame_seconds)
         overhead.append(sess.last_frame_seconds - sum(step_time))
     core.World.step = real_step
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other processes inflate the figures)")
     print(f"frame handler, simulating ({scene.softfem.substeps} substeps): total {median_ms(total):.2f} ms, "
-          f"everything but world.step {median_ms(overhead):.2f} ms per frame (median of {len(total)} frames)")
+          f"everything but world.step {median_ms(overhead):.2f} ms per frame (median of {len(total)} frames; "
+          f"min {1000 * min(overhead):.2f} ms)")
     played = []
     for f in range(2, FRAMES + 2):
         scene.frame_set(f)
         played.append(sess.last_frame_seconds)
-    print(f"frame handler, playing cached frames: {median_ms(played):.2f} ms per frame")
+    print(f"frame handler, playing cached frames: {median_ms(played):.2f} ms per frame "
+          f"(min {1000 * min(played):.2f} ms)")
 
     # The parts, timed one by one (median of repeats).
     body = sess.bodies[0]
