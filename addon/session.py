@@ -76,6 +76,26 @@ class Body:
         return self.embedding.positions(x) if self.embedding is not None else np.asarray(x)
 
 
+def _fill_unknown(values, known, tets):
+    """Give nodes without a value (cage nodes no mesh vertex touches) the mean of their tets' known nodes,
+    spreading inward pass by pass; nodes never reached get 1."""
+    n = len(values)
+    flat = tets.ravel()
+    for _ in range(n):
+        if known.all():
+            break
+        in_tet = known[tets]
+        tet_sum = np.where(in_tet, values[tets], 0.0).sum(axis=1)
+        counts = np.bincount(flat, weights=np.repeat(in_tet.sum(axis=1), 4), minlength=n)
+        sums = np.bincount(flat, weights=np.repeat(tet_sum, 4), minlength=n)
+        new = ~known & (counts > 0)
+        if not new.any():
+            break
+        values[new] = sums[new] / counts[new]
+        known |= new
+    values[~known] = 1.0
+
+
 class Session:
     """The simulation of one scene: World, bodies, colliders and the frame cache (memory + files)."""
 
@@ -273,6 +293,7 @@ class Session:
 
     @staticmethod
     def _stiffness(obj, body):
+        """Per-tet factor on Young's modulus from the stiffness group (floor 1 %)."""
         name = obj.softfem.stiffness_group
         if not name:
             return None
@@ -281,7 +302,7 @@ class Session:
         except KeyError:
             raise RuntimeError(f"stiffness group '{name}' not found on '{obj.name}'") from None
         node_w, total = body.node_average(weights)
-        node_w[total <= 0] = 1.0
+        _fill_unknown(node_w, total > 0, body.tm.tets)
         return np.clip(node_w[body.tm.tets].mean(axis=1), 0.01, 1.0)
 
     def _pin_targets(self, obj, body):
