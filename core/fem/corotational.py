@@ -27,19 +27,13 @@ def _lerp(a, b, t):
 
 
 @njit(cache=True)
-def _rotation(x, x_eval, rest, tets, gm, rot, witness, e, alpha, beta):
+def _rotation(x_eval, rest, tets, g, f, ds, p0, p1, p2, p3, warm, w, e, alpha, beta):
     """R of tet e (polar, or DAPD when det F < α) and its witness (NO_WITNESS when healthy)."""
-    i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
-    p0, p1, p2, p3 = _node(x, i0), _node(x, i1), _node(x, i2), _node(x, i3)
-    g = mat3.load(gm, e)
-    ds = edge_matrix(p0, p1, p2, p3)
-    f = mat3.mul(ds, g)
-    warm = mat3.load(rot, e)
     if mat3.det(f) >= alpha:
         r, ok = polar_rotation(f, warm)
         return r, NO_WITNESS
+    i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
     r0, r1, r2, r3 = _node(rest, i0), _node(rest, i1), _node(rest, i2), _node(rest, i3)
-    w = witness[e]
     if w == NO_WITNESS:
         q0, q1, q2, q3 = _node(x_eval, i0), _node(x_eval, i1), _node(x_eval, i2), _node(x_eval, i3)
         d0 = edge_matrix(q0, q1, q2, q3)
@@ -69,21 +63,23 @@ def update_rotations(x, x_eval, rest, tets, gm, rot, witness, gamma, shat, alpha
     """Rotations, witnesses and the hybrid weight γ = min(1, Σ|σᵢ − 1|/3) of every tet, in place.
     `rot` is the warm start and receives R; `shat` receives S = RᵀF in EXACT mode."""
     for e in prange(tets.shape[0]):
-        r, w = _rotation(x, x_eval, rest, tets, gm, rot, witness, e, alpha, beta)
+        i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
+        p0, p1, p2, p3 = _node(x, i0), _node(x, i1), _node(x, i2), _node(x, i3)
+        g = mat3.load(gm, e)
+        ds = edge_matrix(p0, p1, p2, p3)
+        f = mat3.mul(ds, g)
+        r, w = _rotation(x_eval, rest, tets, g, f, ds, p0, p1, p2, p3, mat3.load(rot, e), witness[e], e,
+                         alpha, beta)
         witness[e] = w
         mat3.store(rot, e, r)
-        i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
-        f = mat3.mul(edge_matrix(_node(x, i0), _node(x, i1), _node(x, i2), _node(x, i3)),
-                     mat3.load(gm, e))
-        s = mat3.tmul(r, f)
         if mode == HYBRID:
-            s0, s1, s2 = mat3.sym_eigenvalues(s)
+            s0, s1, s2 = mat3.sym_eigenvalues(mat3.tmul(r, f))
             gamma[e] = min(1.0, (abs(s0 - 1.0) + abs(s1 - 1.0) + abs(s2 - 1.0)) / 3.0)
         elif mode == WARPED:
             gamma[e] = 0.0
         else:
             gamma[e] = 1.0
-            mat3.store(shat, e, s)
+            mat3.store(shat, e, mat3.tmul(r, f))
 
 
 @njit(cache=True)

@@ -49,12 +49,17 @@ class ForceModel:
         kernels.tet_energies(x, md.tets, md.gm, md.mu_v, md.lam_v, self.rot, out)
         return out
 
-    def product(self, p, out, tet_scale):
-        """out = Σₑ scaleₑ Kₑ p (K = −∂f/∂x, the configured stress differential)."""
+    def tet_products(self, p, tet_scale):
+        """Per-tet scaleₑ Kₑ p into the (M, 4, 3) work buffer (returned); sum per node with `gather`."""
         md = self.model
         kernels.tet_stiffness_products(p, md.tets, md.gm, self.rot, md.mu_v, md.lam_v, self.gamma,
                                        self.shat, tet_scale, self.mode, self.buf)
-        kernels.gather(self.buf, md.node_ptr, md.node_ent, out)
+        return self.buf
+
+    def product(self, p, out, tet_scale):
+        """out = Σₑ scaleₑ Kₑ p (K = −∂f/∂x, the configured stress differential)."""
+        md = self.model
+        kernels.gather(self.tet_products(p, tet_scale), md.node_ptr, md.node_ent, out)
         return out
 
     def block_jacobi_inverse(self, mass_coef, tet_scale, out=None):
