@@ -150,6 +150,18 @@ def write_local_positions(obj, local, offsets=None):
     return True
 
 
+def reset_output_key(obj):
+    """Show the unsimulated mesh: the output key takes the basis positions (a zero offset)."""
+    keys = obj.data.shape_keys
+    key = keys.key_blocks.get(OUTPUT_KEY) if keys is not None else None
+    if key is None:
+        return
+    co = np.empty(len(key.data) * 3, np.float32)
+    _points(keys.key_blocks[0]).foreach_get("co", co)
+    _points(key).foreach_set("co", co)
+    obj.data.update()
+
+
 def read_output_key(obj):
     """Positions currently stored in the output key (n,3) float32 (for tests and Mesh Cache export)."""
     key = obj.data.shape_keys.key_blocks[OUTPUT_KEY]

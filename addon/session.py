@@ -381,6 +381,8 @@ class Session:
             self._on_signature_change(scene, sig)
         if self.bodies is None:
             self._build_bodies(scene)
+        elif cache_directory(scene) != self.directory:
+            self.relocate(scene)  # the Cache Folder setting changed: the frames follow
         start = scene.frame_start
         baked = scene.softfem.baked
         if frame <= start:
@@ -400,6 +402,11 @@ class Session:
             shown = earlier[-1] if earlier else None
         if shown is not None:
             self._show(scene, self._state(shown))
+        else:  # nothing simulated to show (freed, outdated or not yet played): the mesh as modelled
+            for body in self.bodies:
+                obj = scene.objects.get(body.name)
+                if obj is not None:
+                    bridge.reset_output_key(obj)
         return shown
 
     def positions(self, scene, name, frame):

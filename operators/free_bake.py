@@ -16,5 +16,6 @@ class SOFTFEM_OT_free_bake(bpy.types.Operator):
         except OSError as exc:
             self.report({'ERROR'}, f"Could not delete the cache files: {exc}")
             return {'CANCELLED'}
+        context.scene.frame_set(context.scene.frame_current)  # show the frame without the freed cache
         self.report({'INFO'}, f"Cache freed ({removed} files deleted)")
         return {'FINISHED'}

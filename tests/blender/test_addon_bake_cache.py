@@ -67,6 +67,10 @@ def test_bake_save_reopen_plays_without_simulating_then_free(blender, softfem, t
     assert bpy.ops.softfem.free_bake() == {'FINISHED'}
     assert not scene.softfem.baked
     assert os.listdir(cache_dir) == ["notes.txt"]
+    # Nothing cached any more at frame 2: the mesh is shown as modelled.
+    basis = np.empty(len(obj.data.vertices) * 3, np.float32)
+    obj.data.vertices.foreach_get("co", basis)
+    np.testing.assert_array_equal(shown_local(bpy, obj).ravel(), basis)
 
 
 def test_truncated_and_foreign_cache_files_are_ignored_and_resimulated(blender, softfem):
