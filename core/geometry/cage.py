@@ -16,16 +16,17 @@ from .winding import WindingNumber
 _OVERLAP_EPS = 1e-9
 # A tet's mass share never drops below this fraction of a full tet, so no cage node is massless.
 MASS_FLOOR = 0.05
-# Below this inside fraction of the kept cage volume, an open mesh encloses nothing.
-_MIN_OPEN_FRACTION = 1e-3
+# An open mesh encloses nothing if less than this fraction of its cage has winding number above _OPEN_INSIDE.
+_MIN_OPEN_FRACTION = 0.05
+_OPEN_INSIDE = 0.75
 
 
-def inside_fractions(winding, nodes, tets):
-    """Rough fraction of each tet inside the surface (|winding| > 0.5): its centroid counts twice, each corner once.
-    Mass only needs the distribution right: the total is rescaled to the mesh volume."""
-    node_in = np.abs(winding(nodes)) > 0.5
-    centre_in = np.abs(winding(nodes[tets].mean(axis=1))) > 0.5
-    return (node_in[tets].sum(axis=1) + 2.0 * centre_in) / 6.0
+def inside_fractions(winding, nodes, tets, threshold):
+    """Rough fraction of each tet inside the surface (|winding| > threshold): its centroid counts twice, each corner
+    once. Mass only needs the distribution right: the total is rescaled to the mesh volume."""
+    node_w = np.abs(winding(nodes))[tets]
+    centre_w = np.abs(winding(nodes[tets].mean(axis=1)))
+    return ((node_w > threshold).sum(axis=1) + 2.0 * (centre_w > threshold)) / 6.0
 
 
 def build_cage(surface, resolution, relax_passes=2):
@@ -40,7 +41,8 @@ def build_cage(surface, resolution, relax_passes=2):
     all_nodes = grid.tet_nodes(np.arange(grid.num_cells * 5, dtype=np.int64))
     touched = np.zeros(len(all_nodes), bool)
     touched[pair_tet] = True
-    inside = node_w[all_nodes].mean(axis=1) > 0.5
+    mean_w = node_w[all_nodes].mean(axis=1)
+    inside = mean_w > 0.5
     keep = touched | inside
     keep[vertex_tet] = True
     kept = np.flatnonzero(keep)
@@ -56,14 +58,22 @@ def build_cage(surface, resolution, relax_passes=2):
     # mass: the inside fraction of each copy (untouched inside tets are full), shared among a tet's copies
     ncopies = np.bincount(copy_of, minlength=len(kept))[copy_of]
     full = ~touched[kept[copy_of]] & inside[kept[copy_of]]
-    fraction = np.where(full, 1.0, inside_fractions(winding, nodes, tets)) / ncopies
+    fraction = np.where(full, 1.0, inside_fractions(winding, nodes, tets, 0.5)) / ncopies
     vol = signed_volumes(nodes, tets)
     est_volume = float((vol * fraction).sum())
     cage_volume = float((vol / ncopies).sum())
     closed = surface.is_closed()
-    volume = abs(surface.enclosed_volume_unit()) if closed else est_volume
-    if volume <= (1e-12 if closed else _MIN_OPEN_FRACTION) * cage_volume:
-        raise InvalidInputError(NO_VOLUME)
+    if closed:
+        volume = abs(surface.enclosed_volume_unit())
+        if volume <= 1e-12 * cage_volume:
+            raise InvalidInputError(NO_VOLUME)
+    else:
+        # an open sheet has winding ~1/2 along it and up to ~0.6 in its hollows; a solid has a clear inside
+        volume = est_volume
+        clearly_in = full & (mean_w[kept[copy_of]] > _OPEN_INSIDE)
+        strict = np.where(full, clearly_in, inside_fractions(winding, nodes, tets, _OPEN_INSIDE)) / ncopies
+        if float((vol * strict).sum()) < _MIN_OPEN_FRACTION * cage_volume:
+            raise InvalidInputError(NO_VOLUME)
     floored = np.maximum(fraction, MASS_FLOOR)
     mass_weights = floored * (volume / float((vol * floored).sum()))
     info = {"grid_cells": [int(d) for d in grid.dims], "cell_size_unit": grid.h, "closed": closed,

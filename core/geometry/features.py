@@ -5,7 +5,6 @@ import numpy as np
 
 from ..jit import njit
 
-_LINK_SAMPLES = 5
 _LINK_INSIDE = 0.6
 
 
@@ -28,10 +27,29 @@ def _union(parent, i, j):
 
 
 @njit(cache=True)
+def _closest_on_segment(p, a, b, out):
+    ab = b - a
+    den = ab @ ab
+    t = 0.0 if den <= 0.0 else min(1.0, max(0.0, (ab @ (p - a)) / den))
+    out[:] = a + t * ab
+
+
+@njit(cache=True)
 def closest_point_on_triangle(p, a, b, c, out):
-    """Closest point to p on triangle (a, b, c), written to out (Ericson, Real-Time Collision Detection 5.1.5)."""
+    """Closest point to p on triangle (a, b, c), written to out (Ericson, Real-Time Collision Detection 5.1.5);
+    a zero-area triangle is treated as its longest edge."""
     ab = b - a
     ac = c - a
+    n = np.cross(ab, ac)
+    lab, lac, lbc = ab @ ab, ac @ ac, (c - b) @ (c - b)
+    if n @ n <= 1e-24 * max(lab, max(lac, lbc)) ** 2:
+        if lab >= lac and lab >= lbc:
+            _closest_on_segment(p, a, b, out)
+        elif lac >= lbc:
+            _closest_on_segment(p, a, c, out)
+        else:
+            _closest_on_segment(p, b, c, out)
+        return
     ap = p - a
     d1 = ab @ ap
     d2 = ac @ ap
@@ -63,9 +81,6 @@ def closest_point_on_triangle(p, a, b, c, out):
         out[:] = b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)))
         return
     den = va + vb + vc
-    if abs(den) < 1e-300:  # degenerate triangle: fall back to its first vertex
-        out[:] = a
-        return
     out[:] = a + ab * (vb / den) + ac * (vc / den)
 
 
@@ -261,14 +276,14 @@ def node_classes(copy_nodes, glued, face_nodes):
 
 
 def _links_inside(winding, ends):
-    """True for links (k,2,3) whose 5 inner sample points are all clearly inside the surface. The threshold is
+    """True for links (k,2,3) that run through material: no surface crosses the link between its ends (so it never
+    leaves one part and enters another, however thin the gap) and its midpoint is clearly inside. The threshold is
     above 1/2 so that a link lying along the surface (winding ~1/2 there) does not glue two separate parts."""
     if len(ends) == 0:
         return np.zeros(0, bool)
-    t = np.linspace(0.0, 1.0, _LINK_SAMPLES + 2)[1:-1][None, :, None]
-    pts = ends[:, :1] * (1.0 - t) + ends[:, 1:] * t
-    w = np.abs(winding(pts.reshape(-1, 3))).reshape(len(ends), _LINK_SAMPLES)
-    return np.all(w > _LINK_INSIDE, axis=1)
+    inside = np.abs(winding(0.5 * (ends[:, 0] + ends[:, 1]))) > _LINK_INSIDE
+    inside[inside] = ~winding.crossings(ends[inside, 0], ends[inside, 1])
+    return inside
 
 
 def _faces(kept_nodes):

@@ -6,6 +6,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..tetmesh import TetMesh
 from .cage import build_cage, embed_vertices
+from .conforming import SLIVER_QUALITY, build_conforming, identity_embedding
 from .embedding import Embedding
 from .meshinput import SurfaceMesh
 from .quality import min_dihedral_angles, tet_quality
@@ -13,11 +14,14 @@ from .quality import min_dihedral_angles, tet_quality
 MODES = ("cage", "conforming")
 
 
-def tetrahedralize(vertices, triangles, resolution=12, mode="cage"):
+def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True):
     """Tet mesh for a surface mesh (vertices (n,3) float, triangles (m,3) int, world units).
 
     mode="cage" (default): a coarse cage of 5-tet cubes, `resolution` cells along the longest bounding-box side,
-    that strictly contains the surface; works for open, non-manifold and self-intersecting meshes.
+    that strictly contains the surface; works for open, non-manifold and self-intersecting meshes. `relax` moves
+    the outer cage nodes toward the surface (never across it).
+    mode="conforming": Delaunay tets of a closed surface's vertices plus interior samples (spacing: `resolution`
+    cells along the longest side); the input vertices are nodes (identity embedding).
     Returns a core.TetMesh with `.embedding` (one row per input vertex: `.tet`, `.weights`, `.positions(nodes)`),
     `.mass_weights` (per-tet mass factor: total mass = density * enclosed volume for closed meshes) and `.report`.
     """
@@ -27,8 +31,13 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage"):
     if not isinstance(resolution, (int, np.integer)) or not 1 <= resolution <= 512:
         raise InvalidInputError(f"resolution must be an integer in [1, 512], got {resolution!r}")
     surface = SurfaceMesh(vertices, triangles)
-    unit_nodes, tets, tet_of_vertex, mass_weights, info = build_cage(surface, int(resolution))
-    weights = embed_vertices(surface.unit_vertices, unit_nodes, tets, tet_of_vertex)
+    if mode == "cage":
+        unit_nodes, tets, tet_of_vertex, mass_weights, info = build_cage(surface, int(resolution), relax_passes=2 if relax else 0)
+        weights = embed_vertices(surface.unit_vertices, unit_nodes, tets, tet_of_vertex)
+    else:
+        unit_nodes, tets, vertex_node, info = build_conforming(surface, int(resolution))
+        tet_of_vertex, weights = identity_embedding(unit_nodes, tets, vertex_node, surface.unit_vertices)
+        mass_weights = np.full(len(tets), info["mesh_volume_unit"] / info["cage_volume_unit"])
     nodes = surface.origin + surface.scale * unit_nodes
     quality = tet_quality(unit_nodes, tets)
     dihedral = min_dihedral_angles(unit_nodes, tets)
@@ -37,12 +46,14 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage"):
         "mode": mode, "resolution": int(resolution), "nodes": len(nodes), "tets": len(tets),
         "vertices": len(surface.vertices), "triangles": len(surface.triangles),
         "quality_min": float(quality.min()), "quality_mean": float(quality.mean()),
-        "min_dihedral_deg": float(dihedral.min()),
+        "slivers": int((quality < SLIVER_QUALITY).sum()), "min_dihedral_deg": float(dihedral.min()),
         "closed": info["closed"], "mesh_volume": info["mesh_volume_unit"] * s3,
         "cage_volume": info["cage_volume_unit"] * s3, "cell_size": info["cell_size_unit"] * surface.scale,
-        "grid_cells": info["grid_cells"], "split_tets": info["split_tets"],
-        "duplicated_nodes": info["duplicated_nodes"], "relaxed_moves": info["relaxed_moves"],
+        "grid_cells": info["grid_cells"],
     }
+    for key in ("split_tets", "duplicated_nodes", "relaxed_moves", "interior_samples"):
+        if key in info:
+            report[key] = info[key]
     report["seconds"] = time.perf_counter() - t0
     return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights),
                    mass_weights=mass_weights, report=report)

@@ -158,7 +158,8 @@ def _winding_numbers(q, a, b, c, lo, hi, left, center, radius, dipole, beta):
 
 
 class WindingNumber:
-    """Generalized winding number field of a triangle soup (open, non-manifold or self-intersecting is fine).
+    """Generalized winding number field of a triangle soup (open, non-manifold or self-intersecting is fine),
+    and segment-surface crossing queries on the same tree.
 
     `WindingNumber(vertices, triangles)(points)` -> (k,) winding numbers: ~1 inside a closed outward-oriented
     surface, ~0 outside, a smooth in-between value near holes.
@@ -182,3 +183,64 @@ class WindingNumber:
         q = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
         return _winding_numbers(q, self._a, self._b, self._c, self._lo, self._hi, self._left,
                                 self._center, self._radius, self._dipole, float(beta))
+
+    def crossings(self, starts, ends, margin=1e-6):
+        """For segments (k,3)->(k,3): True where a triangle crosses the segment strictly inside (segment parameter
+        in (margin, 1 - margin)), so a segment that starts or ends on the surface does not count its own ends."""
+        return _crossings(np.ascontiguousarray(starts, np.float64), np.ascontiguousarray(ends, np.float64),
+                          self._a, self._b, self._c, self._lo, self._hi, self._left, self._center, self._radius,
+                          float(margin))
+
+
+@njit(cache=True, inline="always")
+def _segment_crosses_triangle(p, d, a, b, c, t, lo, hi):
+    """Möller-Trumbore: does p + s*d, s in (lo, hi), cross triangle t (non-parallel crossings only)?"""
+    e1x, e1y, e1z = b[t, 0] - a[t, 0], b[t, 1] - a[t, 1], b[t, 2] - a[t, 2]
+    e2x, e2y, e2z = c[t, 0] - a[t, 0], c[t, 1] - a[t, 1], c[t, 2] - a[t, 2]
+    px, py, pz = d[1] * e2z - d[2] * e2y, d[2] * e2x - d[0] * e2z, d[0] * e2y - d[1] * e2x
+    det = e1x * px + e1y * py + e1z * pz
+    scale = np.sqrt((e1x * e1x + e1y * e1y + e1z * e1z) * (px * px + py * py + pz * pz))
+    if abs(det) <= 1e-12 * scale or scale == 0.0:
+        return False
+    inv = 1.0 / det
+    sx, sy, sz = p[0] - a[t, 0], p[1] - a[t, 1], p[2] - a[t, 2]
+    u = (sx * px + sy * py + sz * pz) * inv
+    if u < 0.0 or u > 1.0:
+        return False
+    qx, qy, qz = sy * e1z - sz * e1y, sz * e1x - sx * e1z, sx * e1y - sy * e1x
+    v = (d[0] * qx + d[1] * qy + d[2] * qz) * inv
+    if v < 0.0 or u + v > 1.0:
+        return False
+    s = (e2x * qx + e2y * qy + e2z * qz) * inv
+    return lo < s < hi
+
+
+@njit(cache=True, parallel=True)
+def _crossings(starts, ends, a, b, c, lo, hi, left, center, radius, margin):
+    n = len(starts)
+    out = np.zeros(n, np.bool_)
+    for i in prange(n):
+        stack = np.empty(256, np.int64)
+        p = starts[i]
+        d = ends[i] - starts[i]
+        dd = (d * d).sum()
+        stack[0] = 0
+        top = 1
+        while top > 0 and not out[i]:
+            top -= 1
+            k = stack[top]
+            # distance from the cluster's centre to the segment vs its radius
+            s = 0.0 if dd == 0.0 else min(1.0, max(0.0, ((center[k] - p) * d).sum() / dd))
+            q = p + s * d - center[k]
+            if (q * q).sum() > radius[k] * radius[k]:
+                continue
+            if left[k] < 0:
+                for t in range(lo[k], hi[k]):
+                    if _segment_crosses_triangle(p, d, a, b, c, t, margin, 1.0 - margin):
+                        out[i] = True
+                        break
+            else:
+                stack[top] = left[k]
+                stack[top + 1] = left[k] + 1
+                top += 2
+    return out
