@@ -4,6 +4,7 @@ import time
 import numpy as np
 
 from .body import Body
+from .contact import ContactStage
 from .errors import InvalidInputError, SimulationDiverged
 from .fem.force_model import ForceModel
 from .material import Material
@@ -38,9 +39,10 @@ class World:
         self._force_model_key = None
         self._pin_target = np.zeros((0, 3))
         self._pin_target_set = np.zeros(0, dtype=bool)
-        # Contact (issue 6) plugs in here: called after each Newton iteration's solve as
-        # correct(state, x_n, v_n, dt), may correct state.x / state.v in place.
-        self._correct = None
+        # Contact: colliders and body surfaces, solved after each Newton iteration's solve as
+        # correct(state, x_n, v_n, dt), which corrects state.x / state.v in place.
+        self._contact = ContactStage()
+        self._correct = self._contact_correct
         self.stats = {}
 
     @property
@@ -90,6 +92,7 @@ class World:
         self._pin_target = np.concatenate([self._pin_target, mesh.nodes])
         self._pin_target_set = np.concatenate([self._pin_target_set, np.zeros(n, dtype=bool)])
         body = Body(self, len(self.bodies), mesh, material, np.flatnonzero(pin_mask))
+        self._contact.add_body(mesh, material.friction, f"body {body._index}")
         self.bodies.append(body)
         return body
 
@@ -127,6 +130,20 @@ class World:
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, self._targets(),
                                         self.settings, self._correct)
+            held = self._contact.held
+            if held is not None and held.any():
+                # Contact pass: the step again from its start, with the nodes the contact solve corrected held
+                # at their corrected positions, so the rest of each body responds to the contact through its
+                # stiffness (a correction after the implicit solve alone would crush resting bodies at large dt).
+                corrected = self._state.x.copy()
+                self._state.assign(backup)
+                target = self._targets()
+                target[held] = corrected[held]
+                contacts = self._contact.contacts
+                stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
+                                            self.settings, self._correct, pinned=self._model.pinned | held)
+                stats["held_nodes"] = int(held.sum())
+                self._contact.contacts = contacts   # the forces that stopped the bodies, found by the first pass
         except FloatingPointError:
             stats = None
         if stats is None or not (np.all(np.isfinite(self._state.x)) and np.all(np.isfinite(self._state.v))):
@@ -134,8 +151,49 @@ class World:
             raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
                                      "(lower dt, add substeps or stiffen/soften the material)")
         self._pin_target_set[:] = False
+        t1 = time.perf_counter()
+        self._contact.stabilize(self._state.x, self._inverse_mass(), dt, self._node_counts())
+        self._contact.finish_step()
+        stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
+        stats["contacts"] = len(self._contact.contacts)
         stats["seconds"]["total"] = time.perf_counter() - t0
         self.stats = stats
+
+    def add_collider(self, vertices, triangles, friction=0.5, thickness=0.0, name=None):
+        """Add a triangle-mesh collider in world space (closed meshes are one-sided, open ones two-sided
+        with `thickness`); returns its handle. NaN/inf vertices raise InvalidInputError naming `name`;
+        zero triangles: ignored with a warning."""
+        return self._contact.add_collider(vertices, triangles, friction, thickness, name)
+
+    def move_collider(self, collider, vertices):
+        """Collider vertex positions at the end of the next step; positions are interpolated linearly within it."""
+        self._contact.move_collider(collider, vertices)
+
+    @property
+    def colliders(self):
+        """The collider handles, in the order they were added."""
+        return list(self._contact.colliders)
+
+    @property
+    def contacts(self):
+        """The last step's contacts: .points, .normals, .depths, .forces, .body, .collider, .other_body."""
+        return self._contact.contacts
+
+    @property
+    def contact_settings(self):
+        """core.contact.ContactSettings of this world (iterations, stabilisation, body thickness...)."""
+        return self._contact.settings
+
+    def _node_counts(self):
+        return [b - a for a, b in self._model.node_ranges]
+
+    def _inverse_mass(self):
+        return np.where(self._model.pinned, 0.0, 1.0 / self._model.mass)
+
+    def _contact_correct(self, state, x_n, v_n, dt):
+        if self._contact.solve(x_n, state.v, self._inverse_mass(), dt, self._node_counts()):
+            np.multiply(state.v, dt, out=state.x)
+            state.x += x_n
 
     def solve_static(self):
         """Move every body to static equilibrium under gravity and its pins (Newton to

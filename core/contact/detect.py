@@ -14,15 +14,17 @@ BARY_TOLERANCE = 1e-4
 
 @njit(cache=True, parallel=True)
 def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
-           left, right, start, count, order, lo, hi, margin, search_depth,
+           left, right, start, count, order, lo, hi, margin, search_depth, side_hint,
            slot_tri, slot_b, slot_n, slot_gap):
     """Fill up to K contact constraints per point (slot_* arrays of shape (P,K,...), slot_tri -1 when empty).
 
     For a triangle with (outward) normal n and thickness τ, the point's signed height H(t) above the
-    offset plane is linear over the step; the constraint is recorded when H(1) < τ + margin and the
+    offset plane is linear over the step; the constraint is recorded when H(1) < τ + margin[i] and the
     point, at the time it reaches the offset plane (or at the start if already inside the shell),
-    projects inside the triangle. Open meshes are two-sided (the side is the one the point starts
-    on); closed meshes are one-sided: a point behind its nearest triangle is inside and gets a single
+    projects inside the triangle. Open meshes are two-sided: the side is the one of the point's
+    previous contact normal side_hint[i] (if nonzero and the point is within search_depth of the
+    plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through),
+    else the side the point starts on; closed meshes are one-sided: a point behind its nearest triangle is inside and gets a single
     push-out constraint along that triangle's normal. slot_gap holds H(0) − τ.
     """
     npts = p0.shape[0]
@@ -85,6 +87,9 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                         bu, bv, bw = u, v, w
                         bnx, bny, bnz = nx, ny, nz
                     s = 1.0
+                elif (side_hint[i, 0] != 0.0 or side_hint[i, 1] != 0.0 or side_hint[i, 2] != 0.0) \
+                        and abs(h0) < search_depth + tau:
+                    s = 1.0 if side_hint[i, 0] * nx + side_hint[i, 1] * ny + side_hint[i, 2] * nz >= 0.0 else -1.0
                 elif h0 > 0.0:
                     s = 1.0
                 elif h0 < 0.0:
@@ -93,7 +98,7 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                     s = -1.0 if h1 > 0.0 else 1.0
                 H0 = s * h0
                 H1 = s * h1
-                if H0 < 0.0 or H1 >= tau + margin:
+                if (H0 < 0.0 and tri_onesided[t]) or H1 >= tau + margin[i]:
                     continue
                 if H0 <= tau:
                     ts = 0.0

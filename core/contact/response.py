@@ -1,14 +1,16 @@
-"""Response kernel: projected-Jacobi pseudo-impulses with Coulomb stick/slip friction, mass-split per node."""
+"""Response kernel: contact pseudo-impulses with Coulomb friction, a bound-constrained QP solved by MPRGP."""
 import math
 
 import numpy as np
 
 from ..jit import njit, prange
 
+FRICTION_PASSES = 3   # outer passes updating the friction bounds μ λn from the last normal impulses
+
 
 @njit(cache=True)
 def _incidence(stencil_node, num_nodes):
-    """CSR lists node -> flat stencil entries (c*S + s), and the number of contacts touching each node."""
+    """CSR lists node -> flat stencil entries (c*S + s)."""
     nc, S = stencil_node.shape
     ptr = np.zeros(num_nodes + 1, np.int64)
     for c in range(nc):
@@ -26,87 +28,243 @@ def _incidence(stencil_node, num_nodes):
             if j >= 0:
                 entries[fill[j]] = c * S + s
                 fill[j] += 1
-    split = np.zeros(num_nodes)
-    for j in range(num_nodes):
-        split[j] = max(1, ptr[j + 1] - ptr[j])
-    return ptr, entries, split
+    return ptr, entries
 
 
 @njit(cache=True, parallel=True)
-def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, surface_vel,
+def _node_velocity(y, frames, scale, stencil_coef, inv_mass, ptr, entries, dv):
+    """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y."""
+    S = stencil_coef.shape[1]
+    for j in prange(dv.shape[0]):
+        gx = gy = gz = 0.0
+        for e in range(ptr[j], ptr[j + 1]):
+            c = entries[e] // S
+            a = stencil_coef[c, entries[e] % S] * scale[c]
+            for d in range(3):
+                gx += a * y[3 * c + d] * frames[c, d, 0]
+                gy += a * y[3 * c + d] * frames[c, d, 1]
+                gz += a * y[3 * c + d] * frames[c, d, 2]
+        dv[j, 0] = inv_mass[j] * gx
+        dv[j, 1] = inv_mass[j] * gy
+        dv[j, 2] = inv_mass[j] * gz
+
+
+@njit(cache=True, parallel=True)
+def _contact_velocity(vel, frames, scale, stencil_node, stencil_coef, out):
+    """out_cd = scale_c frame_cd · Σ_s coef_cs vel_node(cs): relative velocities in the contacts' frames."""
+    nc, S = stencil_node.shape
+    for c in prange(nc):
+        ux = uy = uz = 0.0
+        for s in range(S):
+            j = stencil_node[c, s]
+            if j >= 0:
+                a = stencil_coef[c, s]
+                ux += a * vel[j, 0]
+                uy += a * vel[j, 1]
+                uz += a * vel[j, 2]
+        for d in range(3):
+            out[3 * c + d] = scale[c] * (frames[c, d, 0] * ux + frames[c, d, 1] * uy + frames[c, d, 2] * uz)
+
+
+@njit(cache=True)
+def _matvec(y, frames, scale, node, coef, inv_mass, ptr, entries, dv, out):
+    _node_velocity(y, frames, scale, coef, inv_mass, ptr, entries, dv)
+    _contact_velocity(dv, frames, scale, node, coef, out)
+
+
+@njit(cache=True)
+def _gradients(x, g, lo, hi, alpha, phi, beta):
+    """Free gradient φ, chopped gradient β and the reduced free gradient's φᵀφ̃ of MPRGP."""
+    red = 0.0
+    for i in range(x.shape[0]):
+        if x[i] <= lo[i]:
+            phi[i] = 0.0
+            beta[i] = min(g[i], 0.0)
+        elif x[i] >= hi[i]:
+            phi[i] = 0.0
+            beta[i] = max(g[i], 0.0)
+        else:
+            phi[i] = g[i]
+            beta[i] = 0.0
+            room = (x[i] - lo[i]) / alpha if g[i] > 0.0 else (x[i] - hi[i]) / alpha
+            r = min(g[i], room) if g[i] > 0.0 else max(g[i], room)
+            red += r * g[i]
+    return red
+
+
+@njit(cache=True)
+def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iterations, tolerance):
+    """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
+    modified proportioning with reduced gradient projections (Dostál). Returns the iterations used."""
+    n = x.shape[0]
+    dv = np.zeros((inv_mass.shape[0], 3))
+    Ap = np.zeros(n)
+    # ‖A‖ by power iteration: the expansion step length is 1.9/‖A‖.
+    p = np.ones(n)
+    norm = 1.0
+    for _ in range(12):
+        _matvec(p, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+        norm = math.sqrt(np.dot(Ap, Ap))
+        if norm <= 0.0:
+            return 0
+        p = Ap / norm
+    alpha = 1.9 / (1.05 * norm)
+    x[:] = np.minimum(np.maximum(x, lo), hi)
+    g = np.zeros(n)
+    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+    g -= b
+    phi = np.zeros(n)
+    beta = np.zeros(n)
+    red = _gradients(x, g, lo, hi, alpha, phi, beta)
+    p = phi.copy()
+    it = 0
+    while it < iterations:
+        res = 0.0
+        for i in range(n):
+            res = max(res, abs(phi[i] + beta[i]) / scale[i // 3])
+        if res <= tolerance:
+            break
+        it += 1
+        if np.dot(beta, beta) <= red:
+            _matvec(p, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+            pAp = np.dot(p, Ap)
+            if pAp <= 0.0:
+                break
+            acg = np.dot(g, p) / pAp
+            af = np.inf
+            for i in range(n):
+                if p[i] > 0.0:
+                    af = min(af, (x[i] - lo[i]) / p[i])
+                elif p[i] < 0.0:
+                    af = min(af, (x[i] - hi[i]) / p[i])
+            if acg <= af:  # conjugate gradient step
+                x -= acg * p
+                g -= acg * Ap
+                red = _gradients(x, g, lo, hi, alpha, phi, beta)
+                gamma = np.dot(phi, Ap) / pAp
+                p = phi - gamma * p
+            else:          # expansion step: to the bound, then a projected gradient step on the free set
+                x -= af * p
+                g -= af * Ap
+                _gradients(x, g, lo, hi, alpha, phi, beta)
+                x[:] = np.minimum(np.maximum(x - alpha * phi, lo), hi)
+                _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+                g -= b
+                red = _gradients(x, g, lo, hi, alpha, phi, beta)
+                p = phi.copy()
+        else:              # proportioning step: release constraints whose multipliers pull the wrong way
+            _matvec(beta, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+            bAb = np.dot(beta, Ap)
+            if bAb <= 0.0:
+                break
+            a = np.dot(g, beta) / bAb
+            x -= a * beta
+            g -= a * Ap
+            red = _gradients(x, g, lo, hi, alpha, phi, beta)
+            p = phi.copy()
+    return it
+
+
+@njit(cache=True)
+def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, surface_vel, prior,
                    iterations, tolerance, lam_n, lam_t):
     """Make every contact's relative normal velocity n·u ≥ vmin, with Coulomb friction |λt| ≤ μ λn.
 
     u_c = Σ_s coef[c,s] vel[node[c,s]] − surface_vel[c]; an impulse P on contact c changes
     vel[j] by inv_mass[j] coef P (the embedding's barycentric weights carry it to the nodes,
-    mass-consistently). Each node's mass is split evenly among the contacts that touch it (Jacobi
-    with per-node averaging: order-independent, no jitter). Accumulated impulses λn ≥ 0 and
-    λt (|λt| ≤ μλn: stick inside the cone, slip on its boundary) are returned in lam_n, lam_t,
-    vel is updated in place. Returns the iterations used.
+    mass-consistently). The impulses are the pseudo-impulses of all contacts at once: the
+    bound-constrained QP of the contacts' Delassus operator, Jacobi-scaled (every contact's impulse
+    in units of its own effective mass, order-independent), solved by MPRGP. Friction: a stick
+    contact's tangential velocity is cancelled within |λt| ≤ μλn (bounds updated from the normal
+    impulses over a few passes; the slip direction is the initial tangential velocity); a slip
+    contact gets friction on the cone's boundary. prior (nc,3): impulse already applied this step
+    for the contact (warm start: last step's contact force, applied through the implicit solve);
+    the bounds hold for the total prior + correction, so a warm-started contact can also release.
+    Total λn ≥ 0, λt returned in lam_n, lam_t; vel gets the correction in place. Returns the
+    iterations used.
     """
     nc, S = stencil_node.shape
     num_nodes = vel.shape[0]
-    ptr, entries, split = _incidence(stencil_node, num_nodes)
-    keff = np.zeros(nc)
-    for c in prange(nc):
+    if nc == 0:
+        return 0
+    ptr, entries = _incidence(stencil_node, num_nodes)
+    scale = np.zeros(nc)
+    frames = np.zeros((nc, 3, 3))
+    b = np.zeros(3 * nc)
+    for c in range(nc):
         k = 0.0
+        ux = uy = uz = 0.0
         for s in range(S):
             j = stencil_node[c, s]
             if j >= 0:
-                k += stencil_coef[c, s] ** 2 * inv_mass[j] * split[j]
-        keff[c] = k
-    dP = np.zeros((nc, 3))
-    change = np.zeros(nc)
-    it = 0
-    while it < iterations:
-        it += 1
-        for c in prange(nc):
-            if keff[c] <= 0.0:
-                dP[c, 0] = dP[c, 1] = dP[c, 2] = change[c] = 0.0
-                continue
-            ux = -surface_vel[c, 0]
-            uy = -surface_vel[c, 1]
-            uz = -surface_vel[c, 2]
-            for s in range(S):
-                j = stencil_node[c, s]
-                if j >= 0:
-                    a = stencil_coef[c, s]
-                    ux += a * vel[j, 0]
-                    uy += a * vel[j, 1]
-                    uz += a * vel[j, 2]
-            nx, ny, nz = normal[c, 0], normal[c, 1], normal[c, 2]
-            un = nx * ux + ny * uy + nz * uz
-            ln = max(0.0, lam_n[c] + (vmin[c] - un) / keff[c])
-            dln = ln - lam_n[c]
-            lam_n[c] = ln
-            tx = lam_t[c, 0] - (ux - un * nx) / keff[c]
-            ty = lam_t[c, 1] - (uy - un * ny) / keff[c]
-            tz = lam_t[c, 2] - (uz - un * nz) / keff[c]
+                a = stencil_coef[c, s]
+                k += a * a * inv_mass[j]
+                ux += a * vel[j, 0]
+                uy += a * vel[j, 1]
+                uz += a * vel[j, 2]
+        ux -= surface_vel[c, 0]
+        uy -= surface_vel[c, 1]
+        uz -= surface_vel[c, 2]
+        nx, ny, nz = normal[c, 0], normal[c, 1], normal[c, 2]
+        un = nx * ux + ny * uy + nz * uz
+        tx, ty, tz = ux - un * nx, uy - un * ny, uz - un * nz
+        tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+        if tl < 1e-12:  # no slip direction: any tangent
+            if abs(nx) < 0.9:
+                tx, ty, tz = 0.0, -nz, ny
+            else:
+                tx, ty, tz = nz, 0.0, -nx
             tl = math.sqrt(tx * tx + ty * ty + tz * tz)
-            cap = mu[c] * ln
-            if tl > cap:
-                f = cap / tl
-                tx *= f
-                ty *= f
-                tz *= f
-            dP[c, 0] = dln * nx + tx - lam_t[c, 0]
-            dP[c, 1] = dln * ny + ty - lam_t[c, 1]
-            dP[c, 2] = dln * nz + tz - lam_t[c, 2]
-            lam_t[c, 0], lam_t[c, 1], lam_t[c, 2] = tx, ty, tz
-            change[c] = keff[c] * math.sqrt(dP[c, 0] ** 2 + dP[c, 1] ** 2 + dP[c, 2] ** 2)
-        for j in prange(num_nodes):
-            if ptr[j + 1] == ptr[j]:
-                continue
-            gx = gy = gz = 0.0
-            for e in range(ptr[j], ptr[j + 1]):
-                c = entries[e] // S
-                a = stencil_coef[c, entries[e] % S]
-                gx += a * dP[c, 0]
-                gy += a * dP[c, 1]
-                gz += a * dP[c, 2]
-            vel[j, 0] += inv_mass[j] * gx
-            vel[j, 1] += inv_mass[j] * gy
-            vel[j, 2] += inv_mass[j] * gz
-        if nc == 0 or change.max() <= tolerance:
-            break
-    return it
+        tx /= tl
+        ty /= tl
+        tz /= tl
+        frames[c, 0, 0], frames[c, 0, 1], frames[c, 0, 2] = nx, ny, nz
+        frames[c, 1, 0], frames[c, 1, 1], frames[c, 1, 2] = tx, ty, tz
+        frames[c, 2, 0] = ny * tz - nz * ty
+        frames[c, 2, 1] = nz * tx - nx * tz
+        frames[c, 2, 2] = nx * ty - ny * tx
+        scale[c] = 1.0 / math.sqrt(k) if k > 0.0 else 0.0
+        target = (vmin[c], 0.0, 0.0)
+        for d in range(3):
+            ud = frames[c, d, 0] * ux + frames[c, d, 1] * uy + frames[c, d, 2] * uz
+            b[3 * c + d] = scale[c] * (target[d] - ud)
+    x = np.zeros(3 * nc)
+    pre = np.zeros(3 * nc)   # prior impulses in the scaled contact frames
+    lo = np.zeros(3 * nc)
+    hi = np.zeros(3 * nc)
+    for c in range(nc):
+        if scale[c] > 0.0:
+            for d in range(3):
+                pre[3 * c + d] = (frames[c, d, 0] * prior[c, 0] + frames[c, d, 1] * prior[c, 1]
+                                  + frames[c, d, 2] * prior[c, 2]) / scale[c]
+            pre[3 * c] = max(pre[3 * c], 0.0)
+            lo[3 * c] = -pre[3 * c]
+            hi[3 * c] = np.inf
+    passes = FRICTION_PASSES if mu.max() > 0.0 else 1
+    total = 0
+    for _ in range(passes):
+        total += _mprgp(x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries,
+                        iterations, tolerance)
+        for c in range(nc):
+            if scale[c] > 0.0:
+                bound = mu[c] * (pre[3 * c] + x[3 * c])
+                for d in (1, 2):
+                    lo[3 * c + d] = -bound - pre[3 * c + d]
+                    hi[3 * c + d] = bound - pre[3 * c + d]
+    # the total tangential impulse within the isotropic cone |λt| ≤ μ λn
+    for c in range(nc):
+        t1, t2 = pre[3 * c + 1] + x[3 * c + 1], pre[3 * c + 2] + x[3 * c + 2]
+        tl = math.sqrt(t1 * t1 + t2 * t2)
+        cap = mu[c] * (pre[3 * c] + x[3 * c])
+        if tl > cap:
+            x[3 * c + 1] = t1 * cap / tl - pre[3 * c + 1]
+            x[3 * c + 2] = t2 * cap / tl - pre[3 * c + 2]
+    dv = np.zeros((num_nodes, 3))
+    _node_velocity(x, frames, scale, stencil_coef, inv_mass, ptr, entries, dv)
+    vel += dv
+    x += pre
+    for c in range(nc):
+        lam_n[c] = scale[c] * x[3 * c]
+        for k in range(3):
+            lam_t[c, k] = scale[c] * (x[3 * c + 1] * frames[c, 1, k] + x[3 * c + 2] * frames[c, 2, k])
+    return total

@@ -8,6 +8,7 @@ from .detect import detect
 from .response import solve_contacts
 from .surface import BodySurface, point_positions
 
+HOLD_WEIGHT = 0.2   # a node is held by a contact whose impulse reaches it with at least this weight
 STENCIL = 16  # 4 nodes of the point's tet + 3 triangle vertices x 4 nodes (body–body)
 
 
@@ -58,6 +59,7 @@ class ContactStage:
         self.colliders = []
         self.surfaces = []
         self.contacts = Contacts.empty()
+        self.held = None
         self._layout = None
         self._collider_bvh = None
 
@@ -114,6 +116,7 @@ class ContactStage:
                                    np.zeros((offs[-1], 3)))
             lay["bvh"] = BVH(rest, lay["tris"])
         self._layout = lay
+        self._side_hint = np.zeros((len(lay["nodes"]), 3))
 
     def _collider_arrays(self):
         if self._collider_bvh is None:
@@ -138,7 +141,7 @@ class ContactStage:
     # -- detection ----------------------------------------------------------------------------------
     def _detect(self, p0, p1, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin):
         s = self.settings
-        bvh.refit(v0, v1, tri_thick + margin)
+        bvh.refit(v0, v1, tri_thick + margin.max())
         npts = len(p0)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
@@ -147,7 +150,7 @@ class ContactStage:
         slot_gap = np.empty((npts, K))
         detect(p0, p1, self._layout["group"], v0, v1, tris, tri_group, tri_thick, tri_onesided,
                bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
-               margin, s.search_depth, slot_tri, slot_b, slot_n, slot_gap)
+               margin, s.search_depth, self._side_hint, slot_tri, slot_b, slot_n, slot_gap)
         return _Candidates(slot_tri, slot_b, slot_n, slot_gap)
 
     def _gather(self, x0, v, dt, frac0, frac1, margin):
@@ -155,6 +158,7 @@ class ContactStage:
         lay = self._layout
         p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
         p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v)
+        margin = np.full(len(p0), margin)
         rows = []
         self._collider_arrays()
         if self._collider_bvh:
@@ -188,6 +192,10 @@ class ContactStage:
 
     @staticmethod
     def _concat(rows):
+        if not rows:
+            e3, ei = np.zeros((0, 3)), np.zeros(0, np.int64)
+            return ei, e3, np.zeros(0), np.zeros((0, STENCIL), np.int64), np.zeros((0, STENCIL)), e3, \
+                np.zeros(0), ei, ei
         cand = [r[0] for r in rows]
         point = np.concatenate([c.point for c in cand])
         normal = np.concatenate([c.normal for c in cand]).reshape(-1, 3)
@@ -200,73 +208,75 @@ class ContactStage:
         other = np.concatenate([r[6] for r in rows]).astype(np.int64)
         return point, np.ascontiguousarray(normal), gap, node, coef, move, mu_other, collider, other
 
-    def _prepare(self, xs):
-        num_nodes = tuple(len(x) for x in xs)
-        if len(num_nodes) != len(self.surfaces):
-            raise InvalidInputError(f"{len(num_nodes)} bodies given, {len(self.surfaces)} registered")
-        if self._layout is None or self._layout["num_nodes"] != num_nodes:
-            self._build_layout(num_nodes)
+    def _prepare(self, x, node_counts):
+        node_counts = tuple(int(n) for n in node_counts)
+        if len(node_counts) != len(self.surfaces) or sum(node_counts) != len(x):
+            raise InvalidInputError(f"{len(node_counts)} bodies given, {len(self.surfaces)} registered")
+        if self._layout is None or self._layout["num_nodes"] != node_counts:
+            self._build_layout(node_counts)
 
-    def _scatter(self, full, outs):
-        offs = self._layout["offsets"]
-        for i, out in enumerate(outs):
-            out[:] = full[offs[i]:offs[i + 1]]
+    def _idle(self):
+        return not self.surfaces or (not any(len(c.triangles) for c in self.colliders) and len(self.surfaces) < 2)
 
     # -- solves -------------------------------------------------------------------------------------
-    def solve(self, x0s, vs, inv_masses, dt, frac0=0.0, frac1=1.0):
-        """Correct the bodies' velocities (vs, modified in place) so that no render point ends the step
+    def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0):
+        """Correct the node velocities v (N,3, in place) so that no render point ends the step
         (positions x0 + dt v) through a collider or another body, with Coulomb friction.
 
-        x0s, vs, inv_masses: per body, node positions at the start of the step, current velocities
-        (the Newton iterate) and inverse lumped masses (0 for pinned nodes). frac0, frac1: the part of
-        the colliders' motion (start -> end) this step covers (substeps). Records self.contacts.
+        x0, v, inv_mass: all bodies' nodes (in body order, node_counts per body): positions at the
+        start of the step, current velocities (the Newton iterate) and inverse lumped masses (0 for
+        pinned nodes). frac0, frac1: the part of the colliders' motion (start -> end) this step
+        covers. Records self.contacts; returns the solver iterations used (0: no contact work).
         """
-        if not self.surfaces or not self.colliders and len(self.surfaces) < 2:
+        self.held = None
+        if self._idle():
             self.contacts = Contacts.empty()
             return 0
-        self._prepare(x0s)
-        x0 = np.ascontiguousarray(np.concatenate(x0s), dtype=np.float64)
-        v = np.ascontiguousarray(np.concatenate(vs), dtype=np.float64)
-        invm = np.ascontiguousarray(np.concatenate(inv_masses), dtype=np.float64)
-        p0, rows = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
-        if not rows:
-            self.contacts = Contacts.empty()
-            return 0
+        self._prepare(x0, node_counts)
+        x0 = np.ascontiguousarray(x0, dtype=np.float64)
+        work = np.ascontiguousarray(v, dtype=np.float64)
+        invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
+        p0, rows = self._gather(x0, work, dt, frac0, frac1, self.settings.margin)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._concat(rows)
         lay = self._layout
         mu = combined_friction(lay["mu"][point], mu_other)
         vmin = np.where(gap >= 0.0, -gap / dt, 0.0)
         lam_n = np.zeros(len(point))
         lam_t = np.zeros((len(point), 3))
-        iters = solve_contacts(v, invm, node, coef, normal, vmin, mu, np.ascontiguousarray(move / dt),
-                               self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
-        self._scatter(v, vs)
-        ends = point_positions(x0, lay["nodes"][point], lay["weights"][point], dt, v)
-        self.contacts = Contacts(ends, normal, np.maximum(0.0, -gap),
-                                 (lam_n[:, None] * normal + lam_t) / dt, lay["group"][point], collider, other)
+        iters = solve_contacts(work, invm, node, coef, normal, vmin, mu, np.ascontiguousarray(move / dt),
+                               np.zeros((len(point), 3)), self.settings.iterations, self.settings.tolerance,
+                               lam_n, lam_t)
+        impulse = lam_n[:, None] * normal + lam_t
+        pushing = np.repeat(lam_n > 0.0, STENCIL).reshape(-1, STENCIL) & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
+        self.held = np.zeros(len(x0), bool)
+        self.held[node[pushing]] = True
+        if work is not v:
+            v[...] = work
+        self._side_hint[:] = 0.0
+        self._side_hint[point] = normal
+        ends = point_positions(x0, lay["nodes"][point], lay["weights"][point], dt, work)
+        self.contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point],
+                                 collider, other)
         return iters
 
-    def stabilize(self, xs, inv_masses, dt, frac=1.0):
-        """Post-stabilisation: move nodes (xs, in place; velocities untouched) so that leftover penetration
+    def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0):
+        """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
         shrinks by `stabilization` per step, at most max_correction_speed · dt."""
-        if not self.surfaces or not self.colliders and len(self.surfaces) < 2:
+        if self._idle():
             return
-        self._prepare(xs)
-        x = np.ascontiguousarray(np.concatenate(xs), dtype=np.float64)
-        invm = np.ascontiguousarray(np.concatenate(inv_masses), dtype=np.float64)
-        zero = np.zeros_like(x)
-        _, rows = self._gather(x, zero, 0.0, frac, frac, 0.0)
-        if not rows:
-            return
+        self._prepare(x, node_counts)
+        xc = np.ascontiguousarray(x, dtype=np.float64)
+        invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
+        zero = np.zeros_like(xc)
+        _, rows = self._gather(xc, zero, 0.0, frac, frac, 0.0)
         point, normal, gap, node, coef, _, _, _, _ = self._concat(rows)
         deep = gap < 0.0
         if not deep.any():
             return
         s = self.settings
         push = np.minimum(s.stabilization * -gap[deep], s.max_correction_speed * dt)
-        dx = np.zeros_like(x)
         n = int(deep.sum())
-        solve_contacts(dx, invm, np.ascontiguousarray(node[deep]), np.ascontiguousarray(coef[deep]),
-                       np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros((n, 3)),
+        solve_contacts(zero, invm, np.ascontiguousarray(node[deep]), np.ascontiguousarray(coef[deep]),
+                       np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3)),
                        s.iterations, s.tolerance * dt, np.zeros(n), np.zeros((n, 3)))
-        self._scatter(x + dx, xs)
+        x += zero

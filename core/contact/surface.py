@@ -68,3 +68,4 @@ def point_positions(x, nodes, weights, dt, v):
                 for d in range(3):
                     out[i, d] += w * (x[j, d] + dt * v[j, d])
     return out
+

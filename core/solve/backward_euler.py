@@ -3,10 +3,11 @@ import time
 
 import numpy as np
 
+from .linear_system import linear_system
 from .pcg import pcg
 
 
-def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None):
+def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, pinned=None):
     """Advance `state` (every body of the model) by dt in place; returns the step's stats.
 
     Newton iteration k at x_k (v_k = (x_k − xⁿ)/Δt) solves
@@ -15,10 +16,11 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     x_{k+1} = x_k + δx, v_{k+1} = (x_{k+1} − xⁿ)/Δt. The first iteration is warm-started at
     δx = Δt vⁿ + Δt² g; each unpinned body's momentum balance is then enforced exactly
     (see _conserve_momentum). `correct(state, x_n, v_n, dt)`, if given, runs after each iteration's solve
-    and may correct state.x / state.v in place (the contact stage)."""
+    and may correct state.x / state.v in place (the contact stage). `pinned` (N,) bool, if given, replaces
+    the model's pin set for this step (the contact stage holds the nodes it corrected)."""
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
-    pinned = md.pinned
+    pinned = md.pinned if pinned is None else pinned
     free = (~pinned).astype(np.float64)
     mass = md.mass[:, None]
     alpha = md.damping_mass[:, None]
@@ -49,10 +51,10 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
             dx[:] = 0.0
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
-        its, res = pcg(force_model, mass_coef, tet_scale, b, dx, free,
-                       settings.cg_iterations, settings.cg_tolerance)
+        system = linear_system(force_model, mass_coef, tet_scale)
+        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance)
         t3 = time.perf_counter()
-        _conserve_momentum(md, dx, b, mass_coef)
+        _conserve_momentum(md, pinned, dx, b, mass_coef)
         state.x += dx
         np.subtract(state.x, x_n, out=state.v)
         state.v /= dt
@@ -67,11 +69,11 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     return stats
 
 
-def _conserve_momentum(md, dx, b, mass_coef):
+def _conserve_momentum(md, pinned, dx, b, mass_coef):
     """Shift each unpinned body's δx uniformly so Σ (1 + αΔt) m δx = Σ b over the body, which the exact
     solution satisfies (K's rows sum to zero): an inexact CG then neither creates nor loses momentum."""
     for (n0, n1) in md.node_ranges:
-        if md.pinned[n0:n1].any():
+        if pinned[n0:n1].any():
             continue
         m = md.mass[n0:n1] * mass_coef[n0:n1]
         shift = (b[n0:n1].sum(axis=0) - m @ dx[n0:n1]) / m.sum()

@@ -74,7 +74,7 @@ def test_fast_point_does_not_cross_a_thin_plate():
     x = TET + [0, 0, 0.3]
     v = np.tile([0.0, 0, -20.0], (4, 1))
     dt = 1 / 24
-    st.solve([x], [v], [np.ones(4)], dt)
+    st.solve(x, v, np.ones(4), dt, [4])
     end = x + dt * v
     assert end[:, 2].min() >= -1e-9
     assert np.allclose(end[:3, 2], 0.0, atol=1e-9)    # the bottom face stops on the plane
@@ -85,7 +85,7 @@ def test_point_passing_beside_a_triangle_is_not_stopped():
     st, _ = _one_tet_stage(vertices=PLANE_V * 0.1 + [1.0, 0, 0])   # small plate at x ~ 1, the tet falls at x ~ 0
     x = TET + [0, 0, 0.3]
     v = np.tile([0.0, 0, -20.0], (4, 1))
-    st.solve([x], [v], [np.ones(4)], 1 / 24)
+    st.solve(x, v, np.ones(4), 1 / 24, [4])
     assert np.allclose(v[:, 2], -20.0) and len(st.contacts) == 0
 
 
@@ -95,7 +95,7 @@ def test_moving_collider_sweeps_up_through_a_resting_point():
     st.move_collider(c, PLANE_V + [0, 0, 0.5])        # the plane rises 0.5 m in one step
     v = np.zeros((4, 3))
     dt = 0.1
-    st.solve([x], [v], [np.ones(4)], dt)
+    st.solve(x, v, np.ones(4), dt, [4])
     end = x + dt * v
     assert end[:, 2].min() >= 0.5 - 1e-9
 
@@ -107,7 +107,7 @@ def test_coulomb_stick_and_slip_on_a_plane(mu, stick):
     st, _ = _one_tet_stage(friction=mu, collider_friction=mu)
     v = np.tile([0.5, 0.0, -1.0], (4, 1))
     v[3] = [0.5, 0, -1.0]
-    st.solve([TET.copy()], [v], [np.ones(4)], 0.01)
+    st.solve(TET.copy(), v, np.ones(4), 0.01, [4])
     bottom = v[:3]
     assert np.allclose(bottom[:, 2], 0.0, atol=1e-6)
     expected_vt = 0.0 if stick else 0.5 - mu * 1.0
@@ -133,7 +133,7 @@ def test_embedded_point_correction_reaches_the_nodes_mass_consistently():
     p0 = Emb.weights[0] @ x
     dt = 0.1
     momentum0 = (m[:, None] * v).sum(axis=0)
-    st.solve([x], [v], [1 / m], dt)
+    st.solve(x, v, 1 / m, dt, [4])
     p1 = Emb.weights[0] @ (x + dt * v)
     assert abs(p1[2]) < 1e-7 and p0[2] > 0            # the embedded point lands on the plane
     dv = v - [0, 0, -1.0]
@@ -156,7 +156,7 @@ def test_initial_overlap_with_a_closed_collider_is_pushed_out_gradually_and_pins
     inv = np.array([1.0, 1.0, 1.0, 0.0])              # node 3 pinned
     for _ in range(40):
         before = x.copy()
-        st.stabilize([x], [inv], 0.04)
+        st.stabilize(x, inv, 0.04, [4])
         assert np.abs(x - before).max() <= 0.5 * 0.04 + 1e-12   # at most max_correction_speed dt per step
         assert np.allclose(x[3], before[3])
     assert np.allclose(x[:3, 2], 0.0, atol=1e-4)      # out, and not launched beyond the surface
@@ -178,5 +178,5 @@ def test_bad_collider_input():
     st.add_body(TetMesh(TET + [0, 0, 0.2], [[0, 1, 2, 3]]), 0.5, "tet")
     x = TET + [0, 0, 0.2]
     v = np.tile([0.0, 0, -1e6], (4, 1))              # extreme speed, degenerate triangles present
-    st.solve([x], [v], [np.ones(4)], 0.01)
+    st.solve(x, v, np.ones(4), 0.01, [4])
     assert np.all(np.isfinite(v)) and ((x + 0.01 * v)[:, 2] >= -1e-6).all()
