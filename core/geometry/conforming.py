@@ -15,6 +15,7 @@ USE_CAGE = "use mode='cage', which handles open and self-intersecting meshes"
 SLIVER_QUALITY = 0.05
 _VOLUME_TOLERANCE = 0.01
 _FLAT_QUALITY = 1e-6
+_SLIVER_ROUNDS = 4
 
 
 def _cell_centres(grid, cells):
@@ -57,6 +58,21 @@ def _peel_slivers(tets, quality):
         keep[drop] = False
 
 
+def _inside_delaunay(points, winding):
+    """Delaunay tets of points whose centroid is inside the surface, positively oriented, flat ones dropped."""
+    try:
+        tets = Delaunay(points).simplices.astype(np.int64)
+    except QhullError as err:
+        raise InvalidInputError(f"conforming mode: Delaunay failed ({str(err).splitlines()[0]}); {USE_CAGE}")
+    tets = tets[np.abs(winding(points[tets].mean(axis=1))) > 0.5]
+    flip = signed_volumes(points, tets) < 0
+    tets[flip, 2], tets[flip, 3] = tets[flip, 3].copy(), tets[flip, 2].copy()
+    quality = tet_quality(points, tets)
+    # flat tets (four co-planar points, e.g. a planar quad) carry no volume: dropping them leaves no gap
+    keep = quality >= _FLAT_QUALITY
+    return tets[keep], quality[keep]
+
+
 def build_conforming(surface, resolution):
     """Conforming tets of a closed surface in unit coordinates: returns (nodes, tets, vertex_node, info)."""
     if not surface.is_closed():
@@ -91,20 +107,16 @@ def build_conforming(surface, resolution):
     lattice = np.concatenate([grid.node_positions(np.flatnonzero(~near)), _cell_centres(grid, free_cells)])
     samples = lattice[np.abs(winding(lattice)) > 0.5]
 
-    points = np.concatenate([surf_pts, _surface_samples(surf_pts, welded, grid.h), samples])
-    try:
-        tets = Delaunay(points).simplices.astype(np.int64)
-    except QhullError as err:
-        raise InvalidInputError(f"conforming mode: Delaunay failed ({str(err).splitlines()[0]}); {USE_CAGE}")
-    centroids = points[tets].mean(axis=1)
-    tets = tets[np.abs(winding(centroids)) > 0.5]
-    vol = signed_volumes(points, tets)
-    flip = vol < 0
-    tets[flip, 2], tets[flip, 3] = tets[flip, 3].copy(), tets[flip, 2].copy()
-    quality = tet_quality(points, tets)
-    # flat tets (four co-planar points, e.g. a planar quad) carry no volume: dropping them leaves no gap
-    flat = quality < _FLAT_QUALITY
-    tets, quality = tets[~flat], quality[~flat]
+    fixed = np.concatenate([surf_pts, _surface_samples(surf_pts, welded, grid.h)])
+    # interior samples that end up in slivers are removed and the Delaunay redone (a few rounds)
+    for _ in range(_SLIVER_ROUNDS):
+        points = np.concatenate([fixed, samples])
+        tets, quality = _inside_delaunay(points, winding)
+        bad = np.unique(tets[quality < SLIVER_QUALITY])
+        bad = bad[bad >= len(fixed)] - len(fixed)
+        if len(bad) == 0:
+            break
+        samples = np.delete(samples, bad, axis=0)
     tets = tets[_peel_slivers(tets, quality)]
     kept_volume = float(np.abs(signed_volumes(points, tets)).sum())
     used = np.zeros(len(points), bool)

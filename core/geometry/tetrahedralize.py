@@ -39,6 +39,9 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True):
         tet_of_vertex, weights = identity_embedding(unit_nodes, tets, vertex_node, surface.unit_vertices)
         mass_weights = np.full(len(tets), info["mesh_volume_unit"] / info["cage_volume_unit"])
     nodes = surface.origin + surface.scale * unit_nodes
+    if mode == "conforming":  # the vertices' nodes sit exactly where the vertices are (not at the snapped positions)
+        on_node = vertex_node >= 0
+        nodes[vertex_node[on_node]] = surface.vertices[on_node]
     quality = tet_quality(unit_nodes, tets)
     dihedral = min_dihedral_angles(unit_nodes, tets)
     s3 = surface.scale ** 3
