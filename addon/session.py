@@ -9,6 +9,7 @@ import numpy as np
 
 from . import bridge, cache_files, cage, colliders
 from .dependencies import load_core
+from .report import one_line
 
 _SESSIONS = {}
 
@@ -450,6 +451,6 @@ def frame_changed(scene, depsgraph):
     try:
         sess.goto(scene, depsgraph, scene.frame_current)
     except Exception as exc:  # a frame handler must never raise a traceback at the user
-        sess.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        sess.error = one_line(exc)
         print("SoftFEM:", sess.error)
     sess.last_frame_seconds = time.perf_counter() - started

@@ -2,6 +2,7 @@
 import bpy
 
 from ..addon import soft_body
+from ..addon.report import one_line
 
 
 class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
@@ -22,8 +23,8 @@ class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
                 continue
             try:
                 tm = soft_body.add(obj)
-            except (RuntimeError, ValueError) as exc:
-                self.report({'ERROR'}, f"{obj.name}: {exc}")
+            except Exception as exc:  # a one-line report, never a traceback
+                self.report({'ERROR'}, f"{obj.name}: {one_line(exc)}")
                 continue
             added.append(f"{obj.name} ({tm.num_nodes} nodes, {tm.num_tets} tets)")
         if not added:

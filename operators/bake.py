@@ -4,6 +4,7 @@ import time
 import bpy
 
 from ..addon import baking
+from ..addon.report import one_line
 
 
 class SOFTFEM_OT_bake(bpy.types.Operator):
@@ -20,8 +21,8 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
             baking.check_bakeable(scene)
             for frame in range(scene.frame_start, scene.frame_end + 1):
                 baking.bake_step(scene, frame)
-        except RuntimeError as exc:
-            self.report({'ERROR'}, f"Bake stopped: {exc}")
+        except Exception as exc:  # a one-line report, never a traceback
+            self.report({'ERROR'}, f"Bake stopped: {one_line(exc)}")
             return {'CANCELLED'}
         baking.finish_bake(scene)
         self.report({'INFO'}, f"Baked frames {scene.frame_start}-{scene.frame_end}")
@@ -32,8 +33,8 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
             return self.execute(context)
         try:
             baking.check_bakeable(context.scene)
-        except RuntimeError as exc:
-            self.report({'ERROR'}, f"Bake: {exc}")
+        except Exception as exc:  # a one-line report, never a traceback
+            self.report({'ERROR'}, f"Bake: {one_line(exc)}")
             return {'CANCELLED'}
         scene = context.scene
         self._frame = scene.frame_start
@@ -54,9 +55,9 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
             return {'PASS_THROUGH'}
         try:
             baking.bake_step(scene, self._frame)
-        except RuntimeError as exc:
+        except Exception as exc:  # a one-line report, never a traceback
             self._end(context)
-            self.report({'ERROR'}, f"Bake stopped: {exc}")
+            self.report({'ERROR'}, f"Bake stopped: {one_line(exc)}")
             return {'CANCELLED'}
         done = self._frame - scene.frame_start + 1
         total = scene.frame_end - scene.frame_start + 1

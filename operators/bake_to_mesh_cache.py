@@ -2,6 +2,7 @@
 import bpy
 
 from ..addon import baking
+from ..addon.report import one_line
 
 
 class SOFTFEM_OT_bake_to_mesh_cache(bpy.types.Operator):
@@ -15,8 +16,8 @@ class SOFTFEM_OT_bake_to_mesh_cache(bpy.types.Operator):
         objects = list(context.selected_objects) or ([context.object] if context.object else [])
         try:
             paths = baking.export_mesh_cache(context.scene, objects)
-        except (RuntimeError, ValueError, OSError) as exc:
-            self.report({'ERROR'}, f"Bake to Mesh Cache failed: {exc}")
+        except Exception as exc:  # a one-line report, never a traceback
+            self.report({'ERROR'}, f"Bake to Mesh Cache failed: {one_line(exc)}")
             return {'CANCELLED'}
         self.report({'INFO'}, f"Wrote {len(paths)} PC2 file(s): " + ", ".join(paths))
         return {'FINISHED'}

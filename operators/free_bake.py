@@ -2,6 +2,7 @@
 import bpy
 
 from ..addon import baking
+from ..addon.report import one_line
 
 
 class SOFTFEM_OT_free_bake(bpy.types.Operator):
@@ -13,8 +14,8 @@ class SOFTFEM_OT_free_bake(bpy.types.Operator):
     def execute(self, context):
         try:
             removed = baking.free_bake(context.scene)
-        except OSError as exc:
-            self.report({'ERROR'}, f"Could not delete the cache files: {exc}")
+        except Exception as exc:  # a one-line report, never a traceback
+            self.report({'ERROR'}, f"Could not delete the cache files: {one_line(exc)}")
             return {'CANCELLED'}
         context.scene.frame_set(context.scene.frame_current)  # show the frame without the freed cache
         self.report({'INFO'}, f"Cache freed ({removed} files deleted)")

@@ -2,6 +2,7 @@
 import bpy
 
 from ..addon import soft_body
+from ..addon.report import one_line
 
 
 class SOFTFEM_OT_tetrahedralize(bpy.types.Operator):
@@ -20,8 +21,8 @@ class SOFTFEM_OT_tetrahedralize(bpy.types.Operator):
         for obj in objects:
             try:
                 tm = soft_body.retetrahedralize(obj)
-            except (RuntimeError, ValueError) as exc:
-                self.report({'ERROR'}, f"{obj.name}: {exc}")
+            except Exception as exc:  # a one-line report, never a traceback
+                self.report({'ERROR'}, f"{obj.name}: {one_line(exc)}")
                 continue
             done.append(f"{obj.name} ({tm.num_nodes} nodes, {tm.num_tets} tets)")
         if not done:

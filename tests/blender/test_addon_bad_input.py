@@ -131,3 +131,16 @@ def test_renamed_object_in_a_baked_cache_is_reported(blender, softfem):
     sess = softfem.addon.session.existing(scene)
     assert any("deleted or renamed" in w for w in sess.warnings)
     assert sess.error is None
+
+
+def test_an_unexpected_error_is_still_one_line(blender, softfem, monkeypatch):
+    bpy = blender
+    ball = add_ico(bpy, subdivisions=1)
+
+    def broken(*_args, **_kwargs):
+        raise TypeError("boom\nmore detail")
+    monkeypatch.setattr(softfem.core, "tetrahedralize", broken)
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "unexpected TypeError: boom" in one_line(exc)
+    assert ball.data.shape_keys is None and not ball.softfem.enabled
