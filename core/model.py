@@ -19,7 +19,9 @@ class Model:
         for mesh, material, pin_mask, stiffness_scale in bodies:
             nodes = mesh.nodes
             t = mesh.tets
-            ds = np.stack([nodes[t[:, k]] - nodes[t[:, 0]] for k in (1, 2, 3)], axis=2)
+            ds = np.empty((len(t), 3, 3))
+            for k in (1, 2, 3):
+                np.subtract(nodes[t[:, k]], nodes[t[:, 0]], out=ds[:, :, k - 1])
             v = np.linalg.det(ds) / 6.0
             lam, mu = material.lame
             m_tet = material.density * v * mesh.mass_weights
@@ -27,9 +29,10 @@ class Model:
             np.add.at(m, t.ravel(), np.repeat(m_tet / 4.0, 4))
             if np.any(m <= 0):
                 raise InvalidInputError(f"{int(np.sum(m <= 0))} nodes belong to no tet (zero mass)")
-            rest.append(nodes)
+            rest.append(nodes.copy())
             tets.append(t + n0)
             gm.append(np.linalg.inv(ds))
+            del ds
             vol.append(v)
             mu_v.append(mu * v * stiffness_scale)
             lam_v.append(lam * v * stiffness_scale)
@@ -41,18 +44,17 @@ class Model:
             self.tet_ranges.append((m0, m0 + len(t)))
             n0 += len(nodes)
             m0 += len(t)
-        self.rest = np.ascontiguousarray(np.concatenate(rest))
-        self.tets = np.ascontiguousarray(np.concatenate(tets))
-        self.gm = np.ascontiguousarray(np.concatenate(gm))
-        self.volume = np.concatenate(vol)
-        self.mu_v = np.concatenate(mu_v)
-        self.lam_v = np.concatenate(lam_v)
-        self.mass = np.concatenate(mass)
-        self.damping_mass = np.concatenate(alpha)
-        self.damping_stiffness = np.concatenate(beta)
-        self.pinned = np.concatenate(pinned)
-        ent = np.argsort(self.tets.ravel(), kind="stable")
-        self.node_ent = ent.astype(np.int64)
+        self.rest = _join(rest)
+        self.tets = _join(tets)
+        self.gm = _join(gm)
+        self.volume = _join(vol)
+        self.mu_v = _join(mu_v)
+        self.lam_v = _join(lam_v)
+        self.mass = _join(mass)
+        self.damping_mass = _join(alpha)
+        self.damping_stiffness = _join(beta)
+        self.pinned = _join(pinned)
+        self.node_ent = np.argsort(self.tets.ravel(), kind="stable")
         self.node_ptr = np.zeros(n0 + 1, dtype=np.int64)
         self.node_ptr[1:] = np.cumsum(np.bincount(self.tets.ravel(), minlength=n0))
         for a in vars(self).values():
@@ -66,3 +68,8 @@ class Model:
     @property
     def num_tets(self):
         return len(self.tets)
+
+
+def _join(arrays):
+    """One contiguous array (no copy for a single body's own arrays)."""
+    return np.ascontiguousarray(arrays[0] if len(arrays) == 1 else np.concatenate(arrays))

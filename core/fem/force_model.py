@@ -3,6 +3,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import corotational as kernels
+from .block_sparse import BlockPattern
 
 _MODES = {"hybrid": kernels.HYBRID, "warped": kernels.WARPED, "exact": kernels.EXACT}
 
@@ -23,6 +24,8 @@ class ForceModel:
         self.buf = np.zeros((m, 4, 3))
         self.rot = None
         self._pattern = None
+        self._blocks = None
+        self._block_data = None
 
     def update_rotations(self, state):
         """Rotations (polar / DAPD) at state.x, updating state.rot, state.witness and state.x_eval.
@@ -41,6 +44,18 @@ class ForceModel:
         kernels.tet_forces(x, md.tets, md.gm, md.mu_v, md.lam_v, self.rot, self.buf)
         kernels.gather(self.buf, md.node_ptr, md.node_ent, out)
         return out
+
+    def block_pattern(self):
+        """The Model's 3×3 block sparsity (computed once)."""
+        if self._blocks is None:
+            self._blocks = BlockPattern(self.model)
+        return self._blocks
+
+    def block_data(self):
+        """Reusable (nnzb, 3, 3) storage for assembled blocks."""
+        if self._block_data is None:
+            self._block_data = np.empty((self.block_pattern().num_blocks, 3, 3))
+        return self._block_data
 
     def energies(self, x):
         """Elastic energy per tet (M,) at x with the stored rotations."""

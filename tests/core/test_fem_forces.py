@@ -154,3 +154,23 @@ def test_assembled_stiffness_matrix_equals_matrix_free_product(differential):
     p = np.random.default_rng(8).normal(size=probe.x.shape)
     k = fm.stiffness_matrix(scale)
     assert np.allclose(k @ p.ravel(), fm.product(p, np.empty_like(p), scale).ravel(), rtol=0, atol=1e-9 * abs(k).max())
+
+
+@pytest.mark.parametrize("differential", ["hybrid", "warped"])
+def test_assembled_block_system_equals_matrix_free_system(differential):
+    from core.solve.linear_system import BlockSparseSystem, MatrixFreeSystem
+    mesh = box(3, 2, 2)
+    model, fm, state = _setup(mesh, differential)
+    probe = state.copy()
+    probe.x[:] = _deformed(mesh, 9, amount=0.4)
+    fm.update_rotations(probe)
+    mass_coef = np.full(model.num_nodes, 1.3)
+    scale = np.linspace(0.5, 2.0, model.num_tets)
+    free = np.ones(model.num_nodes)
+    free[[0, 7]] = 0.0
+    p = np.random.default_rng(10).normal(size=probe.x.shape)
+    out_mf, out_bs = np.empty_like(p), np.empty_like(p)
+    mf, bs = MatrixFreeSystem(fm, mass_coef, scale), BlockSparseSystem(fm, mass_coef, scale)
+    assert mf.apply(p, out_mf, free) == pytest.approx(bs.apply(p, out_bs, free), rel=1e-12)
+    assert np.allclose(out_mf, out_bs, rtol=0, atol=1e-11 * np.abs(out_mf).max())
+    assert np.allclose(mf.block_jacobi_inverse(), bs.block_jacobi_inverse(), rtol=1e-10, atol=0)

@@ -1,0 +1,171 @@
+"""Assembled 3×3-block sparse (BSR) stiffness for CG: closed-form hybrid/warped element blocks, row-parallel.
+
+For tet e with shape gradients gₐ, rotation R and c1 = 2μVγ, c2 = μV(1−γ), c3 = λV (times the per-tet
+scale), the block coupling corners a, b of the hybrid (γ = 0: warped) differential is
+    K_ab = (c1 + c2)(gₐ·g_b) I + c2 (R g_b)(R gₐ)ᵀ + c3 (R gₐ)(R g_b)ᵀ.
+Each node's block row is assembled by one thread from the node's (tet, corner) incidences, so no
+two threads write the same block. Block indices come from a pattern computed once per Model.
+"""
+import numpy as np
+
+from ..jit import njit, prange
+
+
+class BlockPattern:
+    """Sparsity of the node–node block matrix of a Model: row_ptr (N+1), col (nnzb) sorted per row,
+    diag (N) the block index of each diagonal block, blocks (M,4,4) int32: the block index of
+    (tet, corner a, corner b) in corner a's row."""
+
+    def __init__(self, model):
+        self.row_ptr, self.col, self.diag, self.blocks = _pattern(model.node_ptr, model.node_ent, model.tets)
+
+    @property
+    def num_blocks(self):
+        return len(self.col)
+
+
+@njit(cache=True)
+def _pattern(node_ptr, node_ent, tets):
+    n_nodes = node_ptr.shape[0] - 1
+    marker = np.full(n_nodes, -1, dtype=np.int64)
+    row_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    for n in range(n_nodes):
+        count = 0
+        for k in range(node_ptr[n], node_ptr[n + 1]):
+            e = node_ent[k] >> 2
+            for b in range(4):
+                c = tets[e, b]
+                if marker[c] != n:
+                    marker[c] = n
+                    count += 1
+        row_ptr[n + 1] = row_ptr[n] + count
+    col = np.empty(row_ptr[n_nodes], dtype=np.int64)
+    diag = np.empty(n_nodes, dtype=np.int64)
+    blocks = np.empty((tets.shape[0], 4, 4), dtype=np.int32)
+    marker[:] = -1
+    for n in range(n_nodes):
+        fill = row_ptr[n]
+        for k in range(node_ptr[n], node_ptr[n + 1]):
+            e = node_ent[k] >> 2
+            for b in range(4):
+                c = tets[e, b]
+                if marker[c] != n:
+                    marker[c] = n
+                    col[fill] = c
+                    fill += 1
+        start, end = row_ptr[n], row_ptr[n + 1]
+        col[start:end] = np.sort(col[start:end])
+        for k in range(node_ptr[n], node_ptr[n + 1]):
+            e, a = node_ent[k] >> 2, node_ent[k] & 3
+            for b in range(4):
+                blocks[e, a, b] = start + np.searchsorted(col[start:end], tets[e, b])
+        diag[n] = start + np.searchsorted(col[start:end], n)
+    return row_ptr, col, diag, blocks
+
+
+@njit(cache=True)
+def _gradient(gm, e, a):
+    if a == 0:
+        return (-(gm[e, 0, 0] + gm[e, 1, 0] + gm[e, 2, 0]), -(gm[e, 0, 1] + gm[e, 1, 1] + gm[e, 2, 1]),
+                -(gm[e, 0, 2] + gm[e, 1, 2] + gm[e, 2, 2]))
+    return (gm[e, a - 1, 0], gm[e, a - 1, 1], gm[e, a - 1, 2])
+
+
+@njit(cache=True)
+def _rotate(rot, e, g):
+    return (rot[e, 0, 0] * g[0] + rot[e, 0, 1] * g[1] + rot[e, 0, 2] * g[2],
+            rot[e, 1, 0] * g[0] + rot[e, 1, 1] * g[1] + rot[e, 1, 2] * g[2],
+            rot[e, 2, 0] * g[0] + rot[e, 2, 1] * g[1] + rot[e, 2, 2] * g[2])
+
+
+@njit(parallel=True, cache=True)
+def _rotated_gradients(gm, rot, rg):
+    """rg[e, a] = R gₐ."""
+    for e in prange(gm.shape[0]):
+        for a in range(4):
+            r = _rotate(rot, e, _gradient(gm, e, a))
+            rg[e, a, 0], rg[e, a, 1], rg[e, a, 2] = r[0], r[1], r[2]
+
+
+@njit(parallel=True, cache=True)
+def _assemble_rows(node_ptr, node_ent, blocks, row_ptr, diag, gm, rg, mu_v, lam_v, gamma, scale,
+                   mass_term, data):
+    for n in prange(node_ptr.shape[0] - 1):
+        for k in range(row_ptr[n], row_ptr[n + 1]):
+            for i in range(3):
+                for j in range(3):
+                    data[k, i, j] = 0.0
+        for i in range(3):
+            data[diag[n], i, i] = mass_term[n]
+        for k in range(node_ptr[n], node_ptr[n + 1]):
+            ent = node_ent[k]
+            e, a = ent >> 2, ent & 3
+            s = scale[e]
+            c12 = mu_v[e] * (1.0 + gamma[e]) * s      # c1 + c2
+            c2 = mu_v[e] * (1.0 - gamma[e]) * s
+            c3 = lam_v[e] * s
+            ga = _gradient(gm, e, a)
+            ra0, ra1, ra2 = rg[e, a, 0], rg[e, a, 1], rg[e, a, 2]
+            for b in range(4):
+                gb = _gradient(gm, e, b)
+                rb0, rb1, rb2 = rg[e, b, 0], rg[e, b, 1], rg[e, b, 2]
+                d = c12 * (ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2])
+                blk = blocks[e, a, b]
+                u0, u1, u2 = c2 * rb0, c2 * rb1, c2 * rb2
+                w0, w1, w2 = c3 * ra0, c3 * ra1, c3 * ra2
+                data[blk, 0, 0] += d + u0 * ra0 + w0 * rb0
+                data[blk, 0, 1] += u0 * ra1 + w0 * rb1
+                data[blk, 0, 2] += u0 * ra2 + w0 * rb2
+                data[blk, 1, 0] += u1 * ra0 + w1 * rb0
+                data[blk, 1, 1] += d + u1 * ra1 + w1 * rb1
+                data[blk, 1, 2] += u1 * ra2 + w1 * rb2
+                data[blk, 2, 0] += u2 * ra0 + w2 * rb0
+                data[blk, 2, 1] += u2 * ra1 + w2 * rb1
+                data[blk, 2, 2] += d + u2 * ra2 + w2 * rb2
+
+
+def assemble(pattern, node_ptr, node_ent, gm, rot, mu_v, lam_v, gamma, scale, mass_term, rg, data):
+    """data (nnzb,3,3) = diag(mass_term) ⊗ I + Σ scaleₑ Kₑ (hybrid/warped blocks); rg (M,4,3) is work space."""
+    _rotated_gradients(gm, rot, rg)
+    _assemble_rows(node_ptr, node_ent, pattern.blocks, pattern.row_ptr, pattern.diag, gm, rg, mu_v, lam_v,
+                   gamma, scale, mass_term, data)
+
+
+@njit(parallel=True, cache=True)
+def product(row_ptr, col, data, p, free, out):
+    """out = S A p (S zeroes constrained rows); returns p·out."""
+    acc = 0.0
+    for n in prange(row_ptr.shape[0] - 1):
+        s0, s1, s2 = 0.0, 0.0, 0.0
+        for k in range(row_ptr[n], row_ptr[n + 1]):
+            c = col[k]
+            p0, p1, p2 = p[c, 0], p[c, 1], p[c, 2]
+            s0 += data[k, 0, 0] * p0 + data[k, 0, 1] * p1 + data[k, 0, 2] * p2
+            s1 += data[k, 1, 0] * p0 + data[k, 1, 1] * p1 + data[k, 1, 2] * p2
+            s2 += data[k, 2, 0] * p0 + data[k, 2, 1] * p1 + data[k, 2, 2] * p2
+        f = free[n]
+        out[n, 0], out[n, 1], out[n, 2] = f * s0, f * s1, f * s2
+        acc += f * (p[n, 0] * s0 + p[n, 1] * s1 + p[n, 2] * s2)
+    return acc
+
+
+@njit(parallel=True, cache=True)
+def invert_diagonal(data, diag, out):
+    """out[n] = inverse of the diagonal block of row n (zero if singular)."""
+    for n in prange(diag.shape[0]):
+        d = diag[n]
+        b00, b01, b02 = data[d, 0, 0], data[d, 0, 1], data[d, 0, 2]
+        b10, b11, b12 = data[d, 1, 0], data[d, 1, 1], data[d, 1, 2]
+        b20, b21, b22 = data[d, 2, 0], data[d, 2, 1], data[d, 2, 2]
+        c00, c01, c02 = b11 * b22 - b12 * b21, b12 * b20 - b10 * b22, b10 * b21 - b11 * b20
+        det = b00 * c00 + b01 * c01 + b02 * c02
+        inv = 1.0 / det if det > 0.0 else 0.0
+        out[n, 0, 0] = c00 * inv
+        out[n, 1, 0] = c01 * inv
+        out[n, 2, 0] = c02 * inv
+        out[n, 0, 1] = (b02 * b21 - b01 * b22) * inv
+        out[n, 1, 1] = (b00 * b22 - b02 * b20) * inv
+        out[n, 2, 1] = (b01 * b20 - b00 * b21) * inv
+        out[n, 0, 2] = (b01 * b12 - b02 * b11) * inv
+        out[n, 1, 2] = (b02 * b10 - b00 * b12) * inv
+        out[n, 2, 2] = (b00 * b11 - b01 * b10) * inv
