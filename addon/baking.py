@@ -38,7 +38,7 @@ def finish_bake(scene):
 def free_bake(scene):
     """Unprotect the cache and delete exactly its files; returns how many files were deleted."""
     sess = session.session_for(scene)
-    removed = sess.delete_files(scene, session.cache_directory(scene))
+    removed = sess.delete_files(scene, session.cache_location(scene))
     scene.softfem.baked = False
     session.forget(scene)
     return removed
@@ -75,11 +75,11 @@ def export_mesh_cache(scene, objects):
                 samples[obj.name][i] = bridge.to_world(bridge.world_to_local(obj), world)
     finally:
         scene.frame_set(current)
-    directory = session.cache_directory(scene)
+    directory, prefix = session.cache_location(scene)
     os.makedirs(directory, exist_ok=True)
     paths = []
     for obj in objects:
-        path = os.path.join(directory, f"{cache_files.safe_name(scene.name)}_{cache_files.safe_name(obj.name)}.pc2")
+        path = os.path.join(directory, f"{cache_files.safe_name(prefix)}_{cache_files.safe_name(obj.name)}.pc2")
         pc2.write_pc2(path, samples[obj.name], start)
         _add_modifier(obj, path, start)
         paths.append(path)

@@ -17,18 +17,18 @@ class CacheFileError(ValueError):
 
 
 def safe_name(name):
-    """A file-name-safe form of a scene name."""
+    """A file-name-safe form of a name."""
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "scene"
 
 
-def frame_path(directory, scene_name, frame):
-    """Path of one frame's cache file."""
-    return os.path.join(directory, f"{safe_name(scene_name)}_{frame:06d}{SUFFIX}")
+def frame_path(directory, prefix, frame):
+    """Path of one frame's cache file: <prefix>_<frame>.sfc."""
+    return os.path.join(directory, f"{safe_name(prefix)}_{frame:06d}{SUFFIX}")
 
 
-def list_frames(directory, scene_name):
-    """{frame: path} of the files named like this scene's cache files in `directory`."""
-    pattern = re.compile(re.escape(safe_name(scene_name)) + r"_(-?\d{6})" + re.escape(SUFFIX) + "$")
+def list_frames(directory, prefix):
+    """{frame: path} of the files named like cache files with this prefix in `directory`."""
+    pattern = re.compile(re.escape(safe_name(prefix)) + r"_(-?\d{6})" + re.escape(SUFFIX) + "$")
     try:
         names = os.listdir(directory)
     except OSError:

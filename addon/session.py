@@ -12,6 +12,7 @@ from .dependencies import load_core
 from .report import one_line
 
 _SESSIONS = {}
+_UNSAVED = "unsaved"
 
 
 def soft_bodies(scene):
@@ -19,12 +20,16 @@ def soft_bodies(scene):
     return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name)
 
 
-def cache_directory(scene):
-    """Absolute cache folder: the scene setting, or a temp folder while a '//' path has no saved .blend."""
+def cache_location(scene):
+    """(folder, file prefix) of the scene's cache: the Cache Folder setting (a temp folder while a '//' path
+    has no saved .blend) and "<blend name>_<scene>", so several .blend files can share one folder."""
     raw = scene.softfem.cache_directory
     if raw.startswith("//") and not bpy.data.filepath:
-        return os.path.join(tempfile.gettempdir(), f"softfem_unsaved_{os.getpid()}")
-    return os.path.normpath(bpy.path.abspath(raw))
+        directory = os.path.join(tempfile.gettempdir(), f"softfem_unsaved_{os.getpid()}")
+    else:
+        directory = os.path.normpath(bpy.path.abspath(raw))
+    stem = bpy.path.display_name_from_filepath(bpy.data.filepath) if bpy.data.filepath else _UNSAVED
+    return directory, f"{stem}_{scene.name}"
 
 
 def signature(scene):
@@ -110,6 +115,7 @@ class Session:
         self.disk = {}
         self.written = set()
         self.directory = None
+        self.prefix = None
         self.current = None
         self.outdated = False
         self.diverged_at = None
@@ -164,7 +170,7 @@ class Session:
     def _store(self, scene, frame, state):
         self.frames[frame] = state
         directory = self.directory
-        path = cache_files.frame_path(directory, scene.name, frame)
+        path = cache_files.frame_path(directory, self.prefix, frame)
         try:
             os.makedirs(directory, exist_ok=True)
             cache_files.write_frame(path, frame, self.signature,
@@ -175,32 +181,38 @@ class Session:
         self.written.add(path)
         self.disk[frame] = path
 
-    def delete_files(self, scene, directory=None):
-        """Delete this scene's cache files (ours by name and magic) in the cache folder; return how many."""
-        directory = directory or self.directory or cache_directory(scene)
-        paths = set(cache_files.list_frames(directory, scene.name).values())
-        paths |= {p for p in self.written if os.path.dirname(p) == directory}
+    def delete_files(self, scene, location=None):
+        """Delete this scene's cache files (ours by name and magic) in its cache folder; return how many."""
+        directory, prefix = location or ((self.directory, self.prefix) if self.directory else cache_location(scene))
+        paths = set(cache_files.list_frames(directory, prefix).values())
         removed = 0
         for path in paths:
-            if os.path.exists(path) and (path in self.written or cache_files.is_cache_file(path)):
+            if path in self.written or cache_files.is_cache_file(path):
                 os.remove(path)
                 removed += 1
-        self.written = {p for p in self.written if os.path.exists(p)}
+        self.written -= paths
         self.disk.clear()
         self.frames.clear()
         return removed
 
     def relocate(self, scene):
-        """After the file was saved elsewhere: copy every cached frame into the new cache folder."""
-        new_dir = cache_directory(scene)
-        if self.directory is None or new_dir == self.directory or self.bodies is None:
+        """The file was saved (maybe elsewhere) or the Cache Folder changed: the cached frames follow.
+        The cache of an unsaved file moves; a saved file's old cache stays (it belongs to that file)."""
+        location = cache_location(scene)
+        if self.directory is None or location == (self.directory, self.prefix) or self.bodies is None:
             return
         states = {f: self._state(f) for f in self.cached_frames()}
-        self.directory = new_dir
+        old = (self.directory, self.prefix)
+        self.directory, self.prefix = location
         self.disk = {}
         for frame, state in states.items():
             if state is not None:
                 self._store(scene, frame, state)
+        if old[1].startswith(_UNSAVED + "_"):
+            for path in cache_files.list_frames(*old).values():
+                if path in self.written:
+                    os.remove(path)
+                    self.written.discard(path)
 
     # ---- building ---------------------------------------------------------------------------------
     def _on_signature_change(self, scene, sig):
@@ -214,8 +226,8 @@ class Session:
         self.frames = {}
         self.diverged_at = None
         self.error = None
-        self.directory = cache_directory(scene)
-        self.disk = cache_files.list_frames(self.directory, scene.name)
+        self.directory, self.prefix = cache_location(scene)
+        self.disk = cache_files.list_frames(self.directory, self.prefix)
         start_file = self.disk.get(scene.frame_start)
         file_sig = None
         if start_file:
@@ -382,7 +394,7 @@ class Session:
             self._on_signature_change(scene, sig)
         if self.bodies is None:
             self._build_bodies(scene)
-        elif cache_directory(scene) != self.directory:
+        elif cache_location(scene) != (self.directory, self.prefix):
             self.relocate(scene)  # the Cache Folder setting changed: the frames follow
         start = scene.frame_start
         baked = scene.softfem.baked

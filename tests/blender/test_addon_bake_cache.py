@@ -130,3 +130,23 @@ def test_mesh_cache_export_plays_without_the_addon(blender, softfem):
             np.testing.assert_allclose(local @ m[:3, :3].T + m[:3, 3], expected[f][0], atol=1e-5)
     finally:
         addon_utils.enable(MODULE, default_set=True)
+
+
+def test_two_blend_files_sharing_a_cache_folder_keep_their_own_frames(blender, softfem, tmp_path):
+    bpy = blender
+    scene, obj = ball(bpy, frames=3)
+    for f in range(1, 4):
+        scene.frame_set(f)
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "v1.blend"))
+    cache_dir = bpy.path.abspath(scene.softfem.cache_directory)
+    v1 = sorted(n for n in os.listdir(cache_dir) if n.startswith("v1_"))
+    assert len(v1) == 3 and len(os.listdir(cache_dir)) == 3  # the unsaved file's cache moved to v1_*
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "v2.blend"))
+    assert len([n for n in os.listdir(cache_dir) if n.startswith("v2_")]) == 3  # copied for v2
+    v1_bytes = {n: open(os.path.join(cache_dir, n), "rb").read() for n in v1}
+    obj.softfem.youngs_modulus *= 3  # v2 re-simulates: its outdated frames go, v1's stay untouched
+    scene.frame_set(1)
+    scene.frame_set(2)
+    assert {n: open(os.path.join(cache_dir, n), "rb").read() for n in v1} == v1_bytes
+    assert sorted(n for n in os.listdir(cache_dir) if n.startswith("v2_")) == \
+        ["v2_Scene_000001.sfc", "v2_Scene_000002.sfc"]
