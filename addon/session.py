@@ -129,10 +129,12 @@ class Session:
         return sorted(set(self.frames) | set(self.disk))
 
     def last_frame(self):
+        """The last cached frame, or None."""
         frames = self.cached_frames()
         return frames[-1] if frames else None
 
     def warn(self, message):
+        """Record (once) and print a one-line warning."""
         if message not in self.warnings:
             self.warnings.append(message)
             print("SoftFEM warning:", message)

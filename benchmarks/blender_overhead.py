@@ -18,10 +18,12 @@ FRAMES = 20
 
 
 def median_ms(samples):
+    """Median of seconds, in milliseconds."""
     return 1000.0 * statistics.median(samples)
 
 
 def main():
+    """Build the scene, simulate and play it, print the figures."""
     softfem = conftest._link_and_enable()
     bpy.ops.wm.read_factory_settings(use_empty=True)
     softfem = conftest._link_and_enable()
