@@ -1,7 +1,6 @@
 """Headless Blender for the add-on tests: a throwaway user folder, the source checkout linked as the extension."""
 import hashlib
 import os
-import shutil
 import sys
 import tempfile
 
@@ -10,12 +9,11 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = "bl_ext.user_default.softfem"
 
-# Before bpy is imported: Blender reads its user folder once, at import. The folder is emptied each run
-# but its path is stable, because numba keys its on-disk cache by the source files' paths (which lie in it).
+# Before bpy is imported: Blender reads its user folder once, at import. Its path is stable (and it is not
+# emptied: test runs may overlap) because numba keys its on-disk cache by the source files' paths, which lie in it.
 _USER = os.path.join(tempfile.gettempdir(),
                      "softfem_blender_user_" + hashlib.md5(REPO.encode()).hexdigest()[:8])
-shutil.rmtree(_USER, ignore_errors=True)
-os.makedirs(_USER)
+os.makedirs(_USER, exist_ok=True)
 os.environ["BLENDER_USER_RESOURCES"] = _USER
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(REPO, ".numba_cache"))
 
@@ -25,7 +23,9 @@ def _link_and_enable():
     import bpy
     extensions = bpy.utils.user_resource('EXTENSIONS', path="user_default", create=True)
     link = os.path.join(extensions, "softfem")
-    if not os.path.islink(link):
+    if os.path.realpath(link) != os.path.realpath(REPO):
+        if os.path.islink(link):
+            os.remove(link)
         os.symlink(REPO, link)
     addon_utils.enable(MODULE, default_set=True, handle_error=None)
     return sys.modules[MODULE]
