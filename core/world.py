@@ -126,19 +126,19 @@ class World:
             raise InvalidInputError(f"dt must be a positive finite number of seconds, got {dt}")
         self._require_bodies()
         t0 = time.perf_counter()
+        self._state.restart_moved_paths()
         backup = self._state.copy()
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, self._targets(),
                                         self.settings, self._correct)
             held = self._contact.held
             if held is not None and held.any():
-                # Contact pass: the step again from its start, with the nodes the contact solve corrected held
-                # at their corrected positions, so the rest of each body responds to the contact through its
+                # Contact pass: the step again from its start, with the nodes that carry pushing contacts held
+                # (moving like their contact points), so the rest of each body responds to the contact through its
                 # stiffness (a correction after the implicit solve alone would crush resting bodies at large dt).
-                corrected = self._state.x.copy()
                 self._state.assign(backup)
                 target = self._targets()
-                target[held] = corrected[held]
+                target[held] = backup.x[held] + dt * self._contact.held_velocity[held]
                 contacts = self._contact.contacts
                 stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
                                             self.settings, self._correct, pinned=self._model.pinned | held)
@@ -156,6 +156,7 @@ class World:
         self._contact.finish_step()
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
+        self._state.mark_stepped()
         stats["seconds"]["total"] = time.perf_counter() - t0
         self.stats = stats
 
@@ -202,12 +203,14 @@ class World:
         for body in self.bodies:
             if len(body.pinned) == 0:
                 raise InvalidInputError("solve_static needs pinned nodes on every body (a free body has no equilibrium)")
+        self._state.restart_moved_paths()
         backup = self._state.copy()
         stats = solve_static(self._forces(), self._state, self._gravity, self._targets(), self.settings)
         if not np.all(np.isfinite(self._state.x)):
             self._state.assign(backup)
             raise SimulationDiverged("the static solve produced NaN/inf; state restored")
         self._pin_target_set[:] = False
+        self._state.mark_stepped()
         self.stats = stats
         return stats
 
@@ -215,6 +218,7 @@ class World:
         """Elastic energy per tet at the current positions (rotations evaluated on a copy of the state)."""
         self._require_bodies()
         probe = self._state.copy()
+        probe.restart_moved_paths()
         fm = self._forces()
         fm.update_rotations(probe)
         energies = fm.energies(probe.x)

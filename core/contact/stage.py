@@ -8,7 +8,7 @@ from .detect import detect
 from .response import solve_contacts
 from .surface import BodySurface, point_positions
 
-HOLD_WEIGHT = 0.2   # a node is held by a contact whose impulse reaches it with at least this weight
+HOLD_WEIGHT = 0.5   # a node is held by a contact whose impulse reaches it with at least this weight
 STENCIL = 16  # 4 nodes of the point's tet + 3 triangle vertices x 4 nodes (body–body)
 
 
@@ -247,9 +247,19 @@ class ContactStage:
                                np.zeros((len(point), 3)), self.settings.iterations, self.settings.tolerance,
                                lam_n, lam_t)
         impulse = lam_n[:, None] * normal + lam_t
+        # Nodes a pushing contact reaches with a large weight are held by the World's contact pass, moving
+        # like the (corrected) contact points they carry: the weighted mean of those points' velocities.
         pushing = np.repeat(lam_n > 0.0, STENCIL).reshape(-1, STENCIL) & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
-        self.held = np.zeros(len(x0), bool)
-        self.held[node[pushing]] = True
+        point_vel = point_positions(np.zeros_like(work), lay["nodes"][point], lay["weights"][point], 1.0, work)
+        c_of, s_of = np.nonzero(pushing)
+        j_of = node[c_of, s_of]
+        wgt = np.abs(coef[c_of, s_of])
+        total = np.bincount(j_of, weights=wgt, minlength=len(x0))
+        self.held = total > 0.0
+        self.held_velocity = np.zeros((len(x0), 3))
+        for k in range(3):
+            self.held_velocity[:, k] = np.bincount(j_of, weights=wgt * point_vel[c_of, k], minlength=len(x0))
+        self.held_velocity[self.held] /= total[self.held, None]
         if work is not v:
             v[...] = work
         self._side_hint[:] = 0.0
