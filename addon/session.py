@@ -256,8 +256,9 @@ class Session:
             state.append((x, np.zeros_like(x)))
         return state
 
-    def _reset(self, scene):
-        """At the start frame: drop the outdated cache and cache the rest state."""
+    def _reset(self, scene, depsgraph):
+        """At the start frame: drop the outdated cache, cache the rest state and build the World there
+        (colliders start from their start-frame pose)."""
         if not scene.softfem.baked:
             self.delete_files(scene)
         self.frames = {}
@@ -267,6 +268,8 @@ class Session:
         self.diverged_at = None
         self.error = None
         self._store(scene, scene.frame_start, self._rest_state(scene))
+        self._build_world(scene, depsgraph)
+        self.current = scene.frame_start
 
     def _build_world(self, scene, depsgraph):
         """A core.World with every soft body at its rest state (the cached start frame) and every collider."""
@@ -402,7 +405,7 @@ class Session:
         baked = scene.softfem.baked
         if frame <= start:
             if frame == start and not baked and (self.outdated or self._state(start) is None):
-                self._reset(scene)
+                self._reset(scene, depsgraph)
             shown = start if self._state(start) is not None else None
         elif self._state(frame) is not None:
             shown = frame
