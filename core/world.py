@@ -126,7 +126,6 @@ class World:
             raise InvalidInputError(f"dt must be a positive finite number of seconds, got {dt}")
         self._require_bodies()
         t0 = time.perf_counter()
-        self._state.restart_moved_paths()
         backup = self._state.copy()
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, self._targets(),
@@ -156,7 +155,6 @@ class World:
         self._contact.finish_step()
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
-        self._state.mark_stepped()
         stats["seconds"]["total"] = time.perf_counter() - t0
         self.stats = stats
 
@@ -203,14 +201,12 @@ class World:
         for body in self.bodies:
             if len(body.pinned) == 0:
                 raise InvalidInputError("solve_static needs pinned nodes on every body (a free body has no equilibrium)")
-        self._state.restart_moved_paths()
         backup = self._state.copy()
         stats = solve_static(self._forces(), self._state, self._gravity, self._targets(), self.settings)
         if not np.all(np.isfinite(self._state.x)):
             self._state.assign(backup)
             raise SimulationDiverged("the static solve produced NaN/inf; state restored")
         self._pin_target_set[:] = False
-        self._state.mark_stepped()
         self.stats = stats
         return stats
 
@@ -218,7 +214,6 @@ class World:
         """Elastic energy per tet at the current positions (rotations evaluated on a copy of the state)."""
         self._require_bodies()
         probe = self._state.copy()
-        probe.restart_moved_paths()
         fm = self._forces()
         fm.update_rotations(probe)
         energies = fm.energies(probe.x)
