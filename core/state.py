@@ -3,10 +3,13 @@ import numpy as np
 
 from .fem.dapd import NO_WITNESS
 
+_FIELDS = ("x", "v", "rot", "witness", "x_eval")
+
 
 class State:
     """x, v (N,3); rot (M,3,3) last rotations (warm start); witness (M,) int8 DAPD witness pairs;
-    x_eval (N,3) positions at which rotations were last evaluated (start of the DAPD detection path)."""
+    x_eval (N,3) positions at which rotations were last evaluated: the DAPD detection path runs from
+    there to the current positions (also when the caller wrote body.x: a write counts as a straight motion)."""
 
     def __init__(self, x, v, rot, witness, x_eval):
         self.x, self.v, self.rot, self.witness, self.x_eval = x, v, rot, witness, x_eval
@@ -21,18 +24,12 @@ class State:
 
     @classmethod
     def concatenate(cls, states):
-        return cls(*(np.concatenate([getattr(s, k) for s in states])
-                     for k in ("x", "v", "rot", "witness", "x_eval")))
+        return cls(*(np.concatenate([getattr(s, k) for s in states]) for k in _FIELDS))
 
     def copy(self):
-        return State(self.x.copy(), self.v.copy(), self.rot.copy(), self.witness.copy(), self.x_eval.copy())
+        return State(*(getattr(self, k).copy() for k in _FIELDS))
 
     def assign(self, other):
         """Overwrite every array in place with other's values (keeps views valid)."""
-        for k in ("x", "v", "rot", "witness", "x_eval"):
+        for k in _FIELDS:
             getattr(self, k)[...] = getattr(other, k)
-
-    def slice(self, nodes, tets):
-        """A State holding copies of one body's slices."""
-        return State(self.x[nodes].copy(), self.v[nodes].copy(), self.rot[tets].copy(),
-                     self.witness[tets].copy(), self.x_eval[nodes].copy())

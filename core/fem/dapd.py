@@ -87,37 +87,80 @@ def _normal_and_offset(w, p0, p1, p2, p3):
 
 
 @njit(cache=True)
-def _margin(w, p0, p1, p2, p3):
-    """How deeply the witness pair overlaps in projection (>0: the pair is the coincident one)."""
+def _clamp01(t):
+    return min(1.0, max(0.0, t))
+
+
+@njit(cache=True)
+def _point_triangle_distance2(p, a, b, c):
+    """Squared distance from p to triangle abc (Ericson, Real-Time Collision Detection 5.1.5)."""
+    ab, ac, ap = _sub(b, a), _sub(c, a), _sub(p, a)
+    d1, d2 = _dot(ab, ap), _dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return _dot(ap, ap)
+    bp = _sub(p, b)
+    d3, d4 = _dot(ab, bp), _dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return _dot(bp, bp)
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        q = _axpy(d1 / (d1 - d3), ab, a)
+        return _dot(_sub(p, q), _sub(p, q))
+    cp = _sub(p, c)
+    d5, d6 = _dot(ab, cp), _dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return _dot(cp, cp)
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        q = _axpy(d2 / (d2 - d6), ac, a)
+        return _dot(_sub(p, q), _sub(p, q))
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
+        q = _axpy((d4 - d3) / ((d4 - d3) + (d5 - d6)), _sub(c, b), b)
+        return _dot(_sub(p, q), _sub(p, q))
+    den = va + vb + vc
+    if not abs(den) > 1e-300:
+        return _dot(ap, ap)
+    q = _axpy(vc / den, ac, _axpy(vb / den, ab, a))
+    return _dot(_sub(p, q), _sub(p, q))
+
+
+@njit(cache=True)
+def _segment_distance2(p1, q1, p2, q2):
+    """Squared distance between segments p1q1 and p2q2 (Ericson 5.1.9)."""
+    d1, d2, r = _sub(q1, p1), _sub(q2, p2), _sub(p1, p2)
+    a, e, f = _dot(d1, d1), _dot(d2, d2), _dot(d2, r)
+    c, b = _dot(d1, r), _dot(d1, d2)
+    den = a * e - b * b
+    s = _clamp01((b * f - c * e) / den) if den > 1e-300 * (a * e + 1e-300) else 0.0
+    t = (b * s + f) / e if e > 1e-300 else 0.0
+    if t < 0.0:
+        t, s = 0.0, (_clamp01(-c / a) if a > 1e-300 else 0.0)
+    elif t > 1.0:
+        t, s = 1.0, (_clamp01((b - c) / a) if a > 1e-300 else 0.0)
+    c1, c2 = _axpy(s, d1, p1), _axpy(t, d2, p2)
+    return _dot(_sub(c1, c2), _sub(c1, c2))
+
+
+@njit(cache=True)
+def _feature_distance2(w, p0, p1, p2, p3):
+    """Squared distance between the two features of witness pair w."""
     a, b, c, d = _pair(w)
     pa, pb, pc, pd = _pick(a, p0, p1, p2, p3), _pick(b, p0, p1, p2, p3), \
         _pick(c, p0, p1, p2, p3), _pick(d, p0, p1, p2, p3)
     if w < 4:
-        n = _cross(_sub(pc, pb), _sub(pd, pb))
-        nn = _dot(n, n)
-        if not nn > 1e-300:
-            return -math.inf
-        ub = _dot(_cross(_sub(pc, pa), _sub(pd, pa)), n) / nn
-        uc = _dot(_cross(_sub(pd, pa), _sub(pb, pa)), n) / nn
-        return min(ub, uc, 1.0 - ub - uc)
-    e1, e2, r = _sub(pb, pa), _sub(pd, pc), _sub(pc, pa)
-    a11, a22, a12 = _dot(e1, e1), _dot(e2, e2), _dot(e1, e2)
-    den = a11 * a22 - a12 * a12
-    if not den > 1e-300:
-        return -math.inf
-    s = (_dot(r, e1) * a22 - _dot(r, e2) * a12) / den
-    t = (_dot(r, e1) * a12 - _dot(r, e2) * a11) / den
-    return min(s, 1.0 - s, t, 1.0 - t)
+        return _point_triangle_distance2(pa, pb, pc, pd)
+    return _segment_distance2(pa, pb, pc, pd)
 
 
 @njit(cache=True)
 def nearest_witness(p0, p1, p2, p3):
-    """The witness pair closest to coincidence: the one overlapping most in projection."""
-    best, best_m = 0, -math.inf
+    """The witness pair whose features are nearest each other (coincident ones at distance 0)."""
+    best, best_d = 0, math.inf
     for w in range(7):
-        m = _margin(w, p0, p1, p2, p3)
-        if m > best_m:
-            best, best_m = w, m
+        d = _feature_distance2(w, p0, p1, p2, p3)
+        if d < best_d:
+            best, best_d = w, d
     return best
 
 
