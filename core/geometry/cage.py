@@ -21,12 +21,10 @@ _MIN_OPEN_FRACTION = 0.05
 _OPEN_INSIDE = 0.75
 
 
-def inside_fractions(winding, nodes, tets, threshold):
-    """Rough fraction of each tet inside the surface (|winding| > threshold): its centroid counts twice, each corner
-    once. Mass only needs the distribution right: the total is rescaled to the mesh volume."""
-    node_w = np.abs(winding(nodes))[tets]
-    centre_w = np.abs(winding(nodes[tets].mean(axis=1)))
-    return ((node_w > threshold).sum(axis=1) + 2.0 * (centre_w > threshold)) / 6.0
+def inside_fractions(corner_w, centre_w, threshold):
+    """Rough fraction of each tet inside the surface (|winding| > threshold at its corners (k,4) and centroid (k,)):
+    the centroid counts twice, each corner once. Mass only needs the distribution right: the total is rescaled."""
+    return ((corner_w > threshold).sum(axis=1) + 2.0 * (centre_w > threshold)) / 6.0
 
 
 def build_cage(surface, resolution, relax_passes=2):
@@ -58,7 +56,9 @@ def build_cage(surface, resolution, relax_passes=2):
     # mass: the inside fraction of each copy (untouched inside tets are full), shared among a tet's copies
     ncopies = np.bincount(copy_of, minlength=len(kept))[copy_of]
     full = ~touched[kept[copy_of]] & inside[kept[copy_of]]
-    fraction = np.where(full, 1.0, inside_fractions(winding, nodes, tets, 0.5)) / ncopies
+    corner_w = np.abs(winding(nodes))[tets]
+    centre_w = np.abs(winding(nodes[tets].mean(axis=1)))
+    fraction = np.where(full, 1.0, inside_fractions(corner_w, centre_w, 0.5)) / ncopies
     vol = signed_volumes(nodes, tets)
     est_volume = float((vol * fraction).sum())
     cage_volume = float((vol / ncopies).sum())
@@ -71,7 +71,7 @@ def build_cage(surface, resolution, relax_passes=2):
         # an open sheet has winding ~1/2 along it and up to ~0.6 in its hollows; a solid has a clear inside
         volume = est_volume
         clearly_in = full & (mean_w[kept[copy_of]] > _OPEN_INSIDE)
-        strict = np.where(full, clearly_in, inside_fractions(winding, nodes, tets, _OPEN_INSIDE)) / ncopies
+        strict = np.where(full, clearly_in, inside_fractions(corner_w, centre_w, _OPEN_INSIDE)) / ncopies
         if float((vol * strict).sum()) < _MIN_OPEN_FRACTION * cage_volume:
             raise InvalidInputError(NO_VOLUME)
     floored = np.maximum(fraction, MASS_FLOOR)
