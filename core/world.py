@@ -142,7 +142,8 @@ class World:
                 stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
                                             self.settings, self._correct, pinned=self._model.pinned | held)
                 stats["held_nodes"] = int(held.sum())
-                self._contact.contacts = contacts   # the forces that stopped the bodies, found by the first pass
+                contacts.set_held_reactions(self._held_reactions(held, backup.v, dt))
+                self._contact.contacts = contacts   # where the bodies touched, found by the first pass
         except FloatingPointError:
             stats = None
         if stats is None or not (np.all(np.isfinite(self._state.x)) and np.all(np.isfinite(self._state.v))):
@@ -188,6 +189,18 @@ class World:
 
     def _inverse_mass(self):
         return np.where(self._model.pinned, 0.0, 1.0 / self._model.mass)
+
+    def _held_reactions(self, held, v_n, dt):
+        """Force on each held node (N,3, zero elsewhere) that made it move as prescribed: m Δv/dt − m g − f(x)."""
+        probe = self._state.copy()
+        fm = self._forces()
+        fm.update_rotations(probe)
+        f = fm.forces(probe.x)
+        fm.rot = None
+        m = self._model.mass[:, None]
+        r = m * (self._state.v - v_n) / dt - m * self._gravity - f
+        r[~held] = 0.0
+        return r
 
     def _contact_correct(self, state, x_n, v_n, dt):
         if self._contact.solve(x_n, state.v, self._inverse_mass(), dt, self._node_counts()):

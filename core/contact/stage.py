@@ -35,6 +35,14 @@ class Contacts:
     def __len__(self):
         return len(self.depths)
 
+    def set_held_reactions(self, reactions):
+        """Forces from the reactions (N,3) of the nodes held in the World's contact pass: each node's reaction
+        is shared among the contacts that held it, in proportion to their weights."""
+        c_of, j_of, share = self._held
+        self.forces = np.zeros_like(self.forces)
+        for k in range(3):
+            self.forces[:, k] = np.bincount(c_of, weights=share * reactions[j_of, k], minlength=len(self))
+
     def __repr__(self):
         return f"Contacts({len(self)})"
 
@@ -247,9 +255,12 @@ class ContactStage:
                                np.zeros((len(point), 3)), self.settings.iterations, self.settings.tolerance,
                                lam_n, lam_t)
         impulse = lam_n[:, None] * normal + lam_t
-        # Nodes a pushing contact reaches with a large weight are held by the World's contact pass, moving
-        # like the (corrected) contact points they carry: the weighted mean of those points' velocities.
-        pushing = np.repeat(lam_n > 0.0, STENCIL).reshape(-1, STENCIL) & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
+        # Nodes a pushing collider contact reaches with a large weight are held by the World's contact pass,
+        # moving like the (corrected) contact points they carry: the weighted mean of those points' velocities.
+        # Only collider contacts hold nodes: two bodies' nodes held at a shared velocity can lock them into
+        # each other; body–body contacts rely on the correction alone.
+        pushing = np.repeat((lam_n > 0.0) & (collider >= 0), STENCIL).reshape(-1, STENCIL) \
+            & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
         point_vel = point_positions(np.zeros_like(work), lay["nodes"][point], lay["weights"][point], 1.0, work)
         c_of, s_of = np.nonzero(pushing)
         j_of = node[c_of, s_of]
@@ -267,6 +278,7 @@ class ContactStage:
         ends = point_positions(x0, lay["nodes"][point], lay["weights"][point], dt, work)
         self.contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point],
                                  collider, other)
+        self.contacts._held = (c_of, j_of, wgt / total[j_of])
         return iters
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0):
