@@ -24,12 +24,12 @@ def barycentric(p, a, b, c, d, out):
     out[0] = 1.0 - out[1] - out[2] - out[3]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def barycentric_in_tets(points, tet_of_point, nodes, tets):
     """(n,4) barycentric weights of each point in its given tet."""
     n = len(points)
     w = np.empty((n, 4))
-    for i in prange(n):
+    for i in range(n):
         t = tets[tet_of_point[i]]
         barycentric(points[i], nodes[t[0]], nodes[t[1]], nodes[t[2]], nodes[t[3]], w[i])
     return w

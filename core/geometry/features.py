@@ -3,7 +3,7 @@ piece, and copies share nodes only across faces where their material is connecte
 (fingers, ears, an arm resting on a body) move independently while parts that touch in the surface stay connected."""
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import njit
 
 _LINK_INSIDE = 0.6
 
@@ -110,14 +110,14 @@ def _nearby_points(p, verts, tris, pair_tri, pair_piece, s1, e1, a, s2, e2, b, q
         _closest_on_piece(qb, verts, tris, pair_tri, pair_piece, s1, e1, a, qa)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def local_components(pair_start, pair_tri, welded):
     """Per (tet, triangle) pair, the index of its component among the tet's triangles (triangles sharing a welded
     vertex are connected), numbered by first appearance; and the number of components per tet."""
     ntet = len(pair_start) - 1
     comp = np.empty(len(pair_tri), np.int64)
     ncomp = np.zeros(ntet, np.int64)
-    for r in prange(ntet):
+    for r in range(ntet):
         s, e = pair_start[r], pair_start[r + 1]
         k = e - s
         if k == 0:

@@ -185,10 +185,10 @@ def _tri_tet_pairs(verts, tris, vertex_tet, vertex_margin, origin, h, dims, temp
     return counts
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _gather_pairs(verts, tris, origin, h, dims, templates, eps, first, counts, offsets):
     out = np.empty(offsets[-1], np.int64)
-    for t in prange(len(tris)):
+    for t in range(len(tris)):
         if counts[t] <= first.shape[1]:
             out[offsets[t]:offsets[t + 1]] = first[t, :counts[t]]
         else:
@@ -212,13 +212,13 @@ def triangle_tet_pairs(grid, verts, tris, vertex_tet, vertex_margin, eps):
     return out_tet[order], out_tri[order]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _locate(points, origin, h, dims, templates):
     n = len(points)
     tet_ids = np.empty(n, np.int64)
     margin = np.empty(n)
     nx, ny = dims[0], dims[1]
-    for p in prange(n):
+    for p in range(n):
         ijk = np.empty(3, np.int64)
         f = np.empty(3)
         cp = np.empty((4, 3))

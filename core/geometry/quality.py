@@ -1,7 +1,7 @@
 """Tet quality measures: the normalised volume-to-rms-edge ratio (1 for a regular tet, 0 when flat) and dihedral angles."""
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import njit
 
 # Cage mode never creates a tet below this quality: the 5-tet cube split gives 0.7698 (corner tets) and 1.0
 # (centre tet); relaxation rejects any move that would take a tet below the bound.
@@ -30,10 +30,10 @@ def tet_quality_one(p0, p1, p2, p3):
     return _quality(p0, p1, p2, p3)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _qualities(nodes, tets):
     q = np.empty(len(tets))
-    for t in prange(len(tets)):
+    for t in range(len(tets)):
         q[t] = _quality(nodes[tets[t, 0]], nodes[tets[t, 1]], nodes[tets[t, 2]], nodes[tets[t, 3]])
     return q
 

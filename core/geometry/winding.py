@@ -215,11 +215,11 @@ def _segment_crosses_triangle(p, d, a, b, c, t, lo, hi):
     return lo < s < hi
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _crossings(starts, ends, a, b, c, lo, hi, left, center, radius, margin):
     n = len(starts)
     out = np.zeros(n, np.bool_)
-    for i in prange(n):
+    for i in range(n):
         stack = np.empty(256, np.int64)
         p = starts[i]
         d = ends[i] - starts[i]
