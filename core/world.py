@@ -238,6 +238,8 @@ def _pin_mask(pinned, n):
     if pinned is None:
         return np.zeros(n, dtype=bool)
     p = np.asarray(pinned)
+    if p.size == 0:
+        return np.zeros(n, dtype=bool)
     if p.dtype == bool:
         if p.shape != (n,):
             raise InvalidInputError(f"a boolean pin mask must have shape ({n},), got {p.shape}")

@@ -42,11 +42,6 @@ def tmul(a, b):
 
 
 @njit(cache=True)
-def transpose(a):
-    return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
-
-
-@njit(cache=True)
 def det(a):
     return (a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6])
             + a[2] * (a[3] * a[7] - a[4] * a[6]))

@@ -160,6 +160,7 @@ def test_bad_world_input_raises_and_loses_nothing():
         with pytest.raises(core.InvalidInputError):
             world.add_body(mesh, _material(), **bad)
     assert len(world.bodies) == 1 and world.model.num_nodes == mesh.num_nodes
+    assert len(core.World().add_body(mesh, _material(), pinned=[]).pinned) == 0
     for dt in (0.0, -1.0, np.inf, np.nan):
         with pytest.raises(core.InvalidInputError, match="dt"):
             world.step(dt)
