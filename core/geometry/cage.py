@@ -5,7 +5,7 @@ from ..errors import InvalidInputError
 from ..tetmesh import signed_volumes
 from .embedding import barycentric_in_tets
 from .features import split_features
-from .grid import Grid, locate, triangle_tet_pairs
+from .grid import TEMPLATES, Grid, inside_tets, locate, triangle_tet_pairs
 from .meshinput import NO_VOLUME
 from .quality import CAGE_QUALITY_BOUND
 from .relax import relax
@@ -36,18 +36,18 @@ def build_cage(surface, resolution, relax_passes=2):
     winding = WindingNumber(v, t)
     node_w = np.abs(winding(grid.all_node_positions()))
 
-    all_nodes = grid.tet_nodes(np.arange(grid.num_cells * 5, dtype=np.int64))
-    touched = np.zeros(len(all_nodes), bool)
-    touched[pair_tet] = True
-    mean_w = node_w[all_nodes].mean(axis=1)
-    inside = mean_w > 0.5
-    keep = touched | inside
+    keep = inside_tets(node_w, grid.dims, TEMPLATES, 0.5)
+    keep[pair_tet] = True
     keep[vertex_tet] = True
     kept = np.flatnonzero(keep)
-    kept_nodes = all_nodes[kept]
+    kept_nodes = grid.tet_nodes(kept)
+    mean_w = node_w[kept_nodes].mean(axis=1)
+    inside = mean_w > 0.5
+    touched = np.zeros(len(kept), bool)
+    touched[np.searchsorted(kept, pair_tet)] = True
 
     copy_of, node_ids, tets, tet_of_vertex, pair_copy = split_features(
-        kept, kept_nodes, inside[kept], pair_tet, pair_tri, surface.welded_triangles, v, t, winding, grid,
+        kept, kept_nodes, inside, pair_tet, pair_tri, surface.welded_triangles, v, t, winding, grid,
         vertex_tet)
     nodes = grid.node_positions(node_ids)
     moves = relax(nodes, tets, node_ids, grid.dims, pair_copy, pair_tri, tet_of_vertex, v, t, relax_passes, CAGE_QUALITY_BOUND,
@@ -55,7 +55,7 @@ def build_cage(surface, resolution, relax_passes=2):
 
     # mass: the inside fraction of each copy (untouched inside tets are full), shared among a tet's copies
     ncopies = np.bincount(copy_of, minlength=len(kept))[copy_of]
-    full = ~touched[kept[copy_of]] & inside[kept[copy_of]]
+    full = ~touched[copy_of] & inside[copy_of]
     corner_w = np.abs(winding(nodes))[tets]
     centre_w = np.abs(winding(nodes[tets].mean(axis=1)))
     fraction = np.where(full, 1.0, inside_fractions(corner_w, centre_w, 0.5)) / ncopies
@@ -70,7 +70,7 @@ def build_cage(surface, resolution, relax_passes=2):
     else:
         # an open sheet has winding ~1/2 along it and up to ~0.6 in its hollows; a solid has a clear inside
         volume = est_volume
-        clearly_in = full & (mean_w[kept[copy_of]] > _OPEN_INSIDE)
+        clearly_in = full & (mean_w[copy_of] > _OPEN_INSIDE)
         strict = np.where(full, clearly_in, inside_fractions(corner_w, centre_w, _OPEN_INSIDE)) / ncopies
         if float((vol * strict).sum()) < _MIN_OPEN_FRACTION * cage_volume:
             raise InvalidInputError(NO_VOLUME)

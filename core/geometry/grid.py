@@ -73,6 +73,26 @@ def _tet_nodes(tet_ids, dims, templates):
     return out
 
 
+@njit(cache=True)
+def inside_tets(node_w, dims, templates, threshold):
+    """Mask over all grid tets (cell * 5 + local) whose corners' mean |winding| exceeds threshold."""
+    nx, ny, nz = dims[0], dims[1], dims[2]
+    out = np.zeros(nx * ny * nz * 5, np.bool_)
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                par = (i + j + k) & 1
+                cell = i + nx * (j + ny * k)
+                for loc in range(5):
+                    s = 0.0
+                    for c in range(4):
+                        corner = templates[par, loc, c]
+                        s += node_w[(i + (corner & 1)) + (nx + 1) * ((j + ((corner >> 1) & 1))
+                                                                     + (ny + 1) * (k + ((corner >> 2) & 1)))]
+                    out[cell * 5 + loc] = s > 4.0 * threshold
+    return out
+
+
 @njit(cache=True, inline="always")
 def _separated(ax, ay, az, tri, tet, eps):
     """True if triangle and tet projections on axis (ax, ay, az) are disjoint by more than eps (unit axis)."""

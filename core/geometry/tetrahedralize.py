@@ -12,6 +12,7 @@ from .meshinput import SurfaceMesh
 from .quality import min_dihedral_angles, tet_quality
 
 MODES = ("cage", "conforming")
+MAX_RESOLUTION = 256
 
 
 def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True):
@@ -28,8 +29,8 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True):
     t0 = time.perf_counter()
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {MODES}, got {mode!r}")
-    if not isinstance(resolution, (int, np.integer)) or not 1 <= resolution <= 512:
-        raise InvalidInputError(f"resolution must be an integer in [1, 512], got {resolution!r}")
+    if not isinstance(resolution, (int, np.integer)) or not 1 <= resolution <= MAX_RESOLUTION:
+        raise InvalidInputError(f"resolution must be an integer in [1, {MAX_RESOLUTION}], got {resolution!r}")
     surface = SurfaceMesh(vertices, triangles)
     if mode == "cage":
         unit_nodes, tets, tet_of_vertex, mass_weights, info = build_cage(surface, int(resolution), relax_passes=2 if relax else 0)
