@@ -56,9 +56,14 @@ def build_cage(surface, resolution, relax_passes=2):
     # mass: the inside fraction of each copy (untouched inside tets are full), shared among a tet's copies
     ncopies = np.bincount(copy_of, minlength=len(kept))[copy_of]
     full = ~touched[copy_of] & inside[copy_of]
-    corner_w = np.abs(winding(nodes))[tets]
-    centre_w = np.abs(winding(nodes[tets].mean(axis=1)))
-    fraction = np.where(full, 1.0, inside_fractions(corner_w, centre_w, 0.5)) / ncopies
+    # winding at the corners and centroids of the tets the surface crosses (the others are wholly in or out)
+    part = np.flatnonzero(~full)
+    corner_ids, corner_inv = np.unique(tets[part], return_inverse=True)
+    corner_w = np.abs(winding(nodes[corner_ids]))[corner_inv.reshape(-1, 4)]
+    centre_w = np.abs(winding(nodes[tets[part]].mean(axis=1)))
+    fraction = np.ones(len(tets))
+    fraction[part] = inside_fractions(corner_w, centre_w, 0.5)
+    fraction /= ncopies
     vol = signed_volumes(nodes, tets)
     est_volume = float((vol * fraction).sum())
     cage_volume = float((vol / ncopies).sum())
@@ -70,8 +75,9 @@ def build_cage(surface, resolution, relax_passes=2):
     else:
         # an open sheet has winding ~1/2 along it and up to ~0.6 in its hollows; a solid has a clear inside
         volume = est_volume
-        clearly_in = full & (mean_w[copy_of] > _OPEN_INSIDE)
-        strict = np.where(full, clearly_in, inside_fractions(corner_w, centre_w, _OPEN_INSIDE)) / ncopies
+        strict = (full & (mean_w[copy_of] > _OPEN_INSIDE)).astype(float)
+        strict[part] = inside_fractions(corner_w, centre_w, _OPEN_INSIDE)
+        strict /= ncopies
         if float((vol * strict).sum()) < _MIN_OPEN_FRACTION * cage_volume:
             raise InvalidInputError(NO_VOLUME)
     floored = np.maximum(fraction, MASS_FLOOR)

@@ -178,8 +178,13 @@ def relax(nodes, tets, node_grid_ids, grid_dims, pair_copy, pair_tri, vertex_cop
     node_copies = slot // 4
     opp = np.array([[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]])
     faces = np.sort(tets[:, opp], axis=2).reshape(-1, 3)
-    _, inverse, counts = np.unique(faces, axis=0, return_inverse=True, return_counts=True)
-    boundary_face = (counts[inverse.reshape(-1)] == 1).reshape(-1, 4)
+    order = np.lexsort(faces.T[::-1])
+    f = faces[order]
+    same = np.all(f[1:] == f[:-1], axis=1)
+    shared = np.zeros(len(faces), bool)
+    shared[order[1:][same]] = True
+    shared[order[:-1][same]] = True
+    boundary_face = ~shared.reshape(-1, 4)
     movable = np.zeros(len(nodes), bool)
     movable[faces[boundary_face.reshape(-1)].reshape(-1)] = True
     nx, ny = grid_dims[0] + 1, grid_dims[1] + 1
