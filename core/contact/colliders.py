@@ -9,8 +9,8 @@ from ..errors import InvalidInputError
 class ContactSettings:
     """Contact knobs.
 
-    iterations: cap on MPRGP (projected CG) iterations per contact solve and friction pass (default 100).
-    tolerance: the solve stops when every contact velocity is within this of its target (m/s, default 1e-5).
+    iterations: cap on MPRGP (projected CG) iterations per contact solve and friction pass (default 50).
+    tolerance: the solve stops when every contact velocity is within this of its target (m/s, default 1e-3).
     stabilization: fraction of the leftover penetration removed per step by post-stabilisation (0.25).
     max_correction_speed: cap on the post-stabilisation push-out speed, m/s (default 0.5): a body that
         starts deep inside a collider is pushed out gradually, never launched.
@@ -20,7 +20,7 @@ class ContactSettings:
     max_contacts_per_point: constraints kept per render vertex (the most violated), default 4.
     """
 
-    def __init__(self, iterations=100, tolerance=1e-5, stabilization=0.25, max_correction_speed=0.5,
+    def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
                  search_depth=0.05, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4):
         self.iterations = int(iterations)
         self.tolerance = float(tolerance)

@@ -39,10 +39,9 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                 slot_tri[i, k] = -1
             px0, py0, pz0 = p0[i, 0], p0[i, 1], p0[i, 2]
             px1, py1, pz1 = p1[i, 0], p1[i, 1], p1[i, 2]
-            nfound = query_box(min(px0, px1) - search_depth, min(py0, py1) - search_depth,
-                               min(pz0, pz1) - search_depth, max(px0, px1) + search_depth,
-                               max(py0, py1) + search_depth, max(pz0, pz1) + search_depth,
-                               left, right, start, count, order, lo, hi, stack, cand)
+            # the triangles' boxes carry the padding (thickness, margin, search depth of closed meshes)
+            nfound = query_box(min(px0, px1), min(py0, py1), min(pz0, pz1), max(px0, px1), max(py0, py1),
+                               max(pz0, pz1), left, right, start, count, order, lo, hi, stack, cand)
             nfound = min(nfound, CANDIDATES)
             used = 0
             best = -1

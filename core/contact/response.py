@@ -31,11 +31,11 @@ def _incidence(stencil_node, num_nodes):
     return ptr, entries
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _node_velocity(y, frames, scale, stencil_coef, inv_mass, ptr, entries, dv):
     """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y."""
     S = stencil_coef.shape[1]
-    for j in prange(dv.shape[0]):
+    for j in range(dv.shape[0]):
         gx = gy = gz = 0.0
         for e in range(ptr[j], ptr[j + 1]):
             c = entries[e] // S
@@ -49,11 +49,11 @@ def _node_velocity(y, frames, scale, stencil_coef, inv_mass, ptr, entries, dv):
         dv[j, 2] = inv_mass[j] * gz
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _contact_velocity(vel, frames, scale, stencil_node, stencil_coef, out):
     """out_cd = scale_c frame_cd · Σ_s coef_cs vel_node(cs): relative velocities in the contacts' frames."""
     nc, S = stencil_node.shape
-    for c in prange(nc):
+    for c in range(nc):
         ux = uy = uz = 0.0
         for s in range(S):
             j = stencil_node[c, s]
@@ -77,7 +77,10 @@ def _gradients(x, g, lo, hi, alpha, phi, beta):
     """Free gradient φ, chopped gradient β and the reduced free gradient's φᵀφ̃ of MPRGP."""
     red = 0.0
     for i in range(x.shape[0]):
-        if x[i] <= lo[i]:
+        if lo[i] >= hi[i]:  # fixed variable (a friction bound of zero width)
+            phi[i] = 0.0
+            beta[i] = 0.0
+        elif x[i] <= lo[i]:
             phi[i] = 0.0
             beta[i] = min(g[i], 0.0)
         elif x[i] >= hi[i]:
@@ -166,7 +169,7 @@ def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iter
 
 
 @njit(cache=True)
-def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, surface_vel, prior,
+def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, surface_vel,
                    iterations, tolerance, lam_n, lam_t):
     """Make every contact's relative normal velocity n·u ≥ vmin, with Coulomb friction |λt| ≤ μ λn.
 
@@ -177,11 +180,8 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     in units of its own effective mass, order-independent), solved by MPRGP. Friction: a stick
     contact's tangential velocity is cancelled within |λt| ≤ μλn (bounds updated from the normal
     impulses over a few passes; the slip direction is the initial tangential velocity); a slip
-    contact gets friction on the cone's boundary. prior (nc,3): impulse already applied this step
-    for the contact (warm start: last step's contact force, applied through the implicit solve);
-    the bounds hold for the total prior + correction, so a warm-started contact can also release.
-    Total λn ≥ 0, λt returned in lam_n, lam_t; vel gets the correction in place. Returns the
-    iterations used.
+    contact gets friction on the cone's boundary. λn ≥ 0, λt returned in lam_n, lam_t; vel is
+    updated in place. Returns the iterations used.
     """
     nc, S = stencil_node.shape
     num_nodes = vel.shape[0]
@@ -229,16 +229,10 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             ud = frames[c, d, 0] * ux + frames[c, d, 1] * uy + frames[c, d, 2] * uz
             b[3 * c + d] = scale[c] * (target[d] - ud)
     x = np.zeros(3 * nc)
-    pre = np.zeros(3 * nc)   # prior impulses in the scaled contact frames
     lo = np.zeros(3 * nc)
     hi = np.zeros(3 * nc)
     for c in range(nc):
         if scale[c] > 0.0:
-            for d in range(3):
-                pre[3 * c + d] = (frames[c, d, 0] * prior[c, 0] + frames[c, d, 1] * prior[c, 1]
-                                  + frames[c, d, 2] * prior[c, 2]) / scale[c]
-            pre[3 * c] = max(pre[3 * c], 0.0)
-            lo[3 * c] = -pre[3 * c]
             hi[3 * c] = np.inf
     passes = FRICTION_PASSES if mu.max() > 0.0 else 1
     total = 0
@@ -247,22 +241,21 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
                         iterations, tolerance)
         for c in range(nc):
             if scale[c] > 0.0:
-                bound = mu[c] * (pre[3 * c] + x[3 * c])
+                bound = mu[c] * x[3 * c]
                 for d in (1, 2):
-                    lo[3 * c + d] = -bound - pre[3 * c + d]
-                    hi[3 * c + d] = bound - pre[3 * c + d]
-    # the total tangential impulse within the isotropic cone |λt| ≤ μ λn
+                    lo[3 * c + d] = -bound
+                    hi[3 * c + d] = bound
+    # the tangential impulse within the isotropic cone |λt| ≤ μ λn
     for c in range(nc):
-        t1, t2 = pre[3 * c + 1] + x[3 * c + 1], pre[3 * c + 2] + x[3 * c + 2]
+        t1, t2 = x[3 * c + 1], x[3 * c + 2]
         tl = math.sqrt(t1 * t1 + t2 * t2)
-        cap = mu[c] * (pre[3 * c] + x[3 * c])
+        cap = mu[c] * x[3 * c]
         if tl > cap:
-            x[3 * c + 1] = t1 * cap / tl - pre[3 * c + 1]
-            x[3 * c + 2] = t2 * cap / tl - pre[3 * c + 2]
+            x[3 * c + 1] = t1 * cap / tl
+            x[3 * c + 2] = t2 * cap / tl
     dv = np.zeros((num_nodes, 3))
     _node_velocity(x, frames, scale, stencil_coef, inv_mass, ptr, entries, dv)
     vel += dv
-    x += pre
     for c in range(nc):
         lam_n[c] = scale[c] * x[3 * c]
         for k in range(3):

@@ -149,7 +149,7 @@ class ContactStage:
     # -- detection ----------------------------------------------------------------------------------
     def _detect(self, p0, p1, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin):
         s = self.settings
-        bvh.refit(v0, v1, tri_thick + margin.max())
+        bvh.refit(v0, v1, tri_thick + margin.max() + np.where(tri_onesided, s.search_depth, 0.0))
         npts = len(p0)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
@@ -252,8 +252,7 @@ class ContactStage:
         lam_n = np.zeros(len(point))
         lam_t = np.zeros((len(point), 3))
         iters = solve_contacts(work, invm, node, coef, normal, vmin, mu, np.ascontiguousarray(move / dt),
-                               np.zeros((len(point), 3)), self.settings.iterations, self.settings.tolerance,
-                               lam_n, lam_t)
+                               self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
         impulse = lam_n[:, None] * normal + lam_t
         # Nodes a pushing collider contact reaches with a large weight are held by the World's contact pass,
         # moving like the (corrected) contact points they carry: the weighted mean of those points' velocities.
@@ -299,6 +298,6 @@ class ContactStage:
         push = np.minimum(s.stabilization * -gap[deep], s.max_correction_speed * dt)
         n = int(deep.sum())
         solve_contacts(zero, invm, np.ascontiguousarray(node[deep]), np.ascontiguousarray(coef[deep]),
-                       np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3)),
+                       np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros((n, 3)),
                        s.iterations, s.tolerance * dt, np.zeros(n), np.zeros((n, 3)))
         x += zero

@@ -159,7 +159,7 @@ def test_initial_overlap_with_a_closed_collider_is_pushed_out_gradually_and_pins
         st.stabilize(x, inv, 0.04, [4])
         assert np.abs(x - before).max() <= 0.5 * 0.04 + 1e-12   # at most max_correction_speed dt per step
         assert np.allclose(x[3], before[3])
-    assert np.allclose(x[:3, 2], 0.0, atol=1e-4)      # out, and not launched beyond the surface
+    assert np.allclose(x[:3, 2], 0.0, atol=1e-3)      # out (within the solver tolerance), and not launched
 
 
 def test_bad_collider_input():

@@ -1,0 +1,102 @@
+"""Contact stage timings: 100k render vertices on a 10k-triangle collider, and two 70k-vertex bodies touching.
+
+Prints the median time per substep of the contact solve (detection + response) and of the
+post-stabilisation, with the numba compile (first call) reported separately.
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/contact.py
+"""
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import core  # noqa: E402
+from core.contact import ContactStage  # noqa: E402
+
+REPEATS = 7
+
+
+def latlong_sphere(n_lat, n_lon, radius, centre):
+    """Closed sphere with n_lat * n_lon + 2 vertices."""
+    theta = np.linspace(0, np.pi, n_lat + 2)[1:-1]
+    phi = np.linspace(0, 2 * np.pi, n_lon, endpoint=False)
+    T, P = np.meshgrid(theta, phi, indexing="ij")
+    v = np.stack([np.sin(T) * np.cos(P), np.sin(T) * np.sin(P), np.cos(T)], -1).reshape(-1, 3)
+    v = np.vstack([[0, 0, 1], v, [0, 0, -1]]) * radius + centre
+    idx = 1 + np.arange(n_lat * n_lon).reshape(n_lat, n_lon)
+    nxt = np.roll(idx, -1, axis=1)
+    quads_a = np.stack([idx[:-1], idx[1:], nxt[1:]], -1).reshape(-1, 3)
+    quads_b = np.stack([idx[:-1], nxt[1:], nxt[:-1]], -1).reshape(-1, 3)
+    top = np.stack([np.zeros(n_lon, int), idx[0], nxt[0]], -1)
+    bottom = np.stack([np.full(n_lon, len(v) - 1), nxt[-1], idx[-1]], -1)
+    return v, np.concatenate([top, quads_a, quads_b, bottom])
+
+
+def terrain(n, half):
+    """A gently wavy (n-1)^2 * 2-triangle height field around z = 0."""
+    g = np.linspace(-half, half, n)
+    X, Y = np.meshgrid(g, g, indexing="ij")
+    Z = 0.01 * np.sin(3 * X) * np.cos(3 * Y)
+    v = np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1)
+    i = np.arange(n * n).reshape(n, n)
+    a, b, c, d = i[:-1, :-1].ravel(), i[1:, :-1].ravel(), i[1:, 1:].ravel(), i[:-1, 1:].ravel()
+    return v, np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+
+
+def body(n_lat, n_lon, radius, centre, resolution):
+    v, f = latlong_sphere(n_lat, n_lon, radius, centre)
+    tm = core.tetrahedralize(v, f, resolution=resolution)
+    tm.embedding.triangles = f
+    return tm
+
+
+def time_stage(stage, x, v, invm, counts, dt):
+    first = time.perf_counter()
+    stage.solve(x, v.copy(), invm, dt, counts)
+    stage.stabilize(x.copy(), invm, dt, counts)
+    compile_s = time.perf_counter() - first
+    solve, stab = [], []
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        stage.solve(x, v.copy(), invm, dt, counts)
+        t1 = time.perf_counter()
+        stage.stabilize(x.copy(), invm, dt, counts)
+        t2 = time.perf_counter()
+        solve.append(t1 - t0)
+        stab.append(t2 - t1)
+    return compile_s, np.median(solve) * 1e3, np.median(stab) * 1e3, len(stage.contacts)
+
+
+def main():
+    dt = 1 / 120
+    print("SoftFEM contact benchmark (median of %d, ms per substep)" % REPEATS)
+
+    tm = body(250, 400, 0.5, (0.0, 0.0, 0.5 - 0.002), 12)     # 100,002 render vertices, touching the terrain
+    cv, ct = terrain(71, 1.5)                                  # 9,800 triangles
+    stage = ContactStage()
+    stage.add_collider(cv, ct, friction=0.5, thickness=0.0)
+    stage.add_body(tm, 0.5, "sphere")
+    x = tm.nodes
+    v = np.tile([0.0, 0.0, -9.81 * dt], (len(x), 1))
+    compile_s, solve_ms, stab_ms, n = time_stage(stage, x, v, np.full(len(x), 1.0), [len(x)], dt)
+    print(f"1) {len(tm.embedding.tet)} render vertices ({tm.num_nodes} cage nodes) vs {len(ct)}-triangle collider: "
+          f"solve {solve_ms:.1f} ms + stabilisation {stab_ms:.1f} ms = {solve_ms + stab_ms:.1f} ms "
+          f"({n} contacts; first call incl. compile {compile_s:.1f} s)")
+
+    a = body(175, 400, 0.5, (-0.5, 0.0, 0.0), 12)              # 70,002 render vertices each
+    b = body(175, 400, 0.5, (0.5 + 0.0005, 0.0, 0.0), 12)
+    stage = ContactStage()
+    stage.add_body(a, 0.5, "a")
+    stage.add_body(b, 0.5, "b")
+    x = np.vstack([a.nodes, b.nodes])
+    v = np.zeros_like(x)
+    v[:a.num_nodes, 0] = 0.1
+    v[a.num_nodes:, 0] = -0.1
+    compile_s, solve_ms, stab_ms, n = time_stage(stage, x, v, np.ones(len(x)), [a.num_nodes, b.num_nodes], dt)
+    print(f"2) two {len(a.embedding.tet)}-vertex bodies touching: solve {solve_ms:.1f} ms + stabilisation "
+          f"{stab_ms:.1f} ms = {solve_ms + stab_ms:.1f} ms ({n} contacts; first call incl. compile {compile_s:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
