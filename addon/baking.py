@@ -99,4 +99,7 @@ def _add_modifier(obj, path, start):
     mod.deform_mode = 'OVERWRITE'
     mod.forward_axis = 'POS_Y'
     mod.up_axis = 'POS_Z'
-    obj.modifiers.move(list(obj.modifiers).index(mod), 0)
+    # Right after the SoftFEM output modifier: deforming modifiers before it are already in the positions.
+    output = bridge.output_modifier(obj)
+    index = list(obj.modifiers).index(output) + 1 if output is not None else 0
+    obj.modifiers.move(list(obj.modifiers).index(mod), index)

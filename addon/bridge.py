@@ -1,21 +1,13 @@
-"""Mesh bridge: Blender mesh data <-> numpy through foreach_get/foreach_set, and the output shape key."""
+"""Mesh bridge: Blender mesh data <-> numpy through foreach_get/foreach_set, and the output modifier."""
 import zlib
 
 import numpy as np
-
-OUTPUT_KEY = "SoftFEM"
-
 
 def _positions32(mesh):
     # The "position" attribute has a bulk fast path; vertices["co"] goes element by element (~500x slower).
     co = np.empty(len(mesh.vertices) * 3, np.float32)
     mesh.attributes["position"].data.foreach_get("vector", co)
     return co
-
-
-def _points(block):
-    # ShapeKey.points (Blender 4.1+) is the bulk-access twin of ShapeKey.data.
-    return block.points if hasattr(block, "points") else block.data
 
 
 def read_vertices(mesh):
@@ -90,81 +82,119 @@ def group_weights(obj, name):
     return weights
 
 
-def shape_key_offsets(mesh):
-    """Sum of the other relative shape keys' current offsets (n,3) float64, or None if there are none."""
-    keys = mesh.shape_keys
-    if keys is None or not keys.use_relative:
-        return None
-    total = None
-    n = len(mesh.vertices)
-    for block in keys.key_blocks[1:]:
-        if block.name == OUTPUT_KEY or block.mute or block.value == 0.0:
-            continue
-        co = np.empty(n * 3, np.float32)
-        ref = np.empty(n * 3, np.float32)
-        _points(block).foreach_get("co", co)
-        _points(block.relative_key).foreach_get("co", ref)
-        delta = (co.astype(np.float64) - ref) * block.value
-        total = delta if total is None else total + delta
-    return None if total is None else total.reshape(-1, 3)
+# The simulated positions reach the mesh through a Geometry Nodes modifier placed after the deforming
+# modifiers (Armature, Hook, Lattice...) and before generators (Subdivision, Solidify...): it stores the
+# shape it receives (the object's own animated shape: pin targets) and replaces the positions with the
+# simulated ones written into a point attribute. The mesh's own positions are never written.
+OUTPUT_MODIFIER = "SoftFEM"
+OUTPUT_GROUP = "SoftFEM Output"
+POSITION_ATTRIBUTE = "softfem_position"
+DRIVEN_ATTRIBUTE = "softfem_driven"
+_DEFORM_ONLY = {'ARMATURE', 'CAST', 'CURVE', 'DISPLACE', 'HOOK', 'LAPLACIANDEFORM', 'LATTICE', 'MESH_DEFORM',
+                'SHRINKWRAP', 'SIMPLE_DEFORM', 'SMOOTH', 'CORRECTIVE_SMOOTH', 'LAPLACIANSMOOTH',
+                'SURFACE_DEFORM', 'WARP', 'WAVE', 'VERTEX_WEIGHT_EDIT', 'VERTEX_WEIGHT_MIX',
+                'VERTEX_WEIGHT_PROXIMITY', 'UV_PROJECT', 'UV_WARP', 'NORMAL_EDIT', 'WEIGHTED_NORMAL'}
 
 
-def add_output_key(obj):
-    """Add the output shape key (value 1, positions = basis); return True if a Basis key had to be created."""
+def output_group():
+    """The node group of the output modifier (built once per file)."""
+    import bpy
+    group = bpy.data.node_groups.get(OUTPUT_GROUP)
+    if group is not None and group.bl_idname == 'GeometryNodeTree':
+        return group
+    group = bpy.data.node_groups.new(OUTPUT_GROUP, 'GeometryNodeTree')
+    group.interface.new_socket("Geometry", in_out='INPUT', socket_type='NodeSocketGeometry')
+    group.interface.new_socket("Geometry", in_out='OUTPUT', socket_type='NodeSocketGeometry')
+    nodes, links = group.nodes, group.links
+    group_in, group_out = nodes.new('NodeGroupInput'), nodes.new('NodeGroupOutput')
+    store = nodes.new('GeometryNodeStoreNamedAttribute')
+    store.data_type, store.domain = 'FLOAT_VECTOR', 'POINT'
+    store.inputs["Name"].default_value = DRIVEN_ATTRIBUTE
+    simulated = nodes.new('GeometryNodeInputNamedAttribute')
+    simulated.data_type = 'FLOAT_VECTOR'
+    simulated.inputs["Name"].default_value = POSITION_ATTRIBUTE
+    set_position = nodes.new('GeometryNodeSetPosition')
+    links.new(group_in.outputs[0], store.inputs["Geometry"])
+    links.new(nodes.new('GeometryNodeInputPosition').outputs["Position"], store.inputs["Value"])
+    links.new(store.outputs["Geometry"], set_position.inputs["Geometry"])
+    links.new(simulated.outputs["Attribute"], set_position.inputs["Position"])
+    links.new(simulated.outputs["Exists"], set_position.inputs["Selection"])  # no attribute: unchanged
+    links.new(set_position.outputs["Geometry"], group_out.inputs[0])
+    return group
+
+
+def output_modifier(obj):
+    """The object's output modifier, or None."""
+    mod = obj.modifiers.get(OUTPUT_MODIFIER)
+    return mod if mod is not None and mod.type == 'NODES' else None
+
+
+def add_output(obj):
+    """Add the output modifier after the object's leading deforming modifiers."""
+    if output_modifier(obj) is not None:
+        return
+    index = 0
+    while index < len(obj.modifiers) and obj.modifiers[index].type in _DEFORM_ONLY:
+        index += 1
+    mod = obj.modifiers.new(OUTPUT_MODIFIER, 'NODES')
+    mod.node_group = output_group()
+    obj.modifiers.move(len(obj.modifiers) - 1, index)
+
+
+def remove_output(obj):
+    """Remove the output modifier and attribute: the object is exactly as before Add Soft Body."""
+    import bpy
+    mod = output_modifier(obj)
+    if mod is not None:
+        obj.modifiers.remove(mod)
+    attribute = obj.data.attributes.get(POSITION_ATTRIBUTE)
+    if attribute is not None:
+        obj.data.attributes.remove(attribute)
+    group = bpy.data.node_groups.get(OUTPUT_GROUP)
+    if group is not None and group.users == 0:
+        bpy.data.node_groups.remove(group)
+
+
+def write_local_positions(obj, local):
+    """Show local positions (n,3) on the object through the output attribute."""
     mesh = obj.data
-    created_basis = mesh.shape_keys is None
-    if created_basis:
-        obj.shape_key_add(name="Basis", from_mix=False)
-    elif not mesh.shape_keys.use_relative:
-        raise ValueError(f"'{obj.name}' uses absolute shape keys; SoftFEM needs relative shape keys")
-    key = mesh.shape_keys.key_blocks.get(OUTPUT_KEY)
-    if key is None:
-        key = obj.shape_key_add(name=OUTPUT_KEY, from_mix=False)
-    key.value = 1.0
-    key.relative_key = mesh.shape_keys.key_blocks[0]
-    return created_basis
+    attribute = mesh.attributes.get(POSITION_ATTRIBUTE)
+    if attribute is None or attribute.data_type != 'FLOAT_VECTOR' or attribute.domain != 'POINT':
+        if attribute is not None:
+            mesh.attributes.remove(attribute)
+        attribute = mesh.attributes.new(POSITION_ATTRIBUTE, 'FLOAT_VECTOR', 'POINT')
+    attribute.data.foreach_set("vector", np.ascontiguousarray(local, np.float32).ravel())
+    mesh.update()
 
 
-def remove_output_key(obj, created_basis):
-    """Remove the output shape key (and the Basis key if Add Soft Body created it): the mesh is as before."""
-    keys = obj.data.shape_keys
-    if keys is None:
-        return
-    key = keys.key_blocks.get(OUTPUT_KEY)
-    if key is not None:
-        obj.shape_key_remove(key)
-    keys = obj.data.shape_keys
-    if created_basis and keys is not None and len(keys.key_blocks) == 1:
-        obj.shape_key_remove(keys.key_blocks[0])
+def reset_output(obj):
+    """Show the object unsimulated (its own animated shape): drop the output attribute."""
+    attribute = obj.data.attributes.get(POSITION_ATTRIBUTE)
+    if attribute is not None:
+        obj.data.attributes.remove(attribute)
+        obj.data.update()
 
 
-def write_local_positions(obj, local, offsets=None):
-    """Show local positions (n,3) on the mesh through the output key (other keys' offsets subtracted)."""
-    keys = obj.data.shape_keys
-    key = keys.key_blocks.get(OUTPUT_KEY) if keys is not None else None
-    if key is None:
-        return False
-    values = local if offsets is None else local - offsets
-    _points(key).foreach_set("co", np.ascontiguousarray(values, np.float32).ravel())
-    obj.data.update()
-    return True
-
-
-def reset_output_key(obj):
-    """Show the unsimulated mesh: the output key takes the basis positions (a zero offset)."""
-    keys = obj.data.shape_keys
-    key = keys.key_blocks.get(OUTPUT_KEY) if keys is not None else None
-    if key is None:
-        return
-    co = np.empty(len(key.data) * 3, np.float32)
-    _points(keys.key_blocks[0]).foreach_get("co", co)
-    _points(key).foreach_set("co", co)
-    obj.data.update()
-
-
-def read_output_key(obj):
-    """Positions currently stored in the output key (n,3) float32 (for tests and Mesh Cache export)."""
-    key = obj.data.shape_keys.key_blocks[OUTPUT_KEY]
-    co = np.empty(len(key.data) * 3, np.float32)
-    _points(key).foreach_get("co", co)
+def read_output(obj):
+    """Positions currently in the output attribute (n,3) float32, or None."""
+    attribute = obj.data.attributes.get(POSITION_ATTRIBUTE)
+    if attribute is None:
+        return None
+    co = np.empty(len(attribute.data) * 3, np.float32)
+    attribute.data.foreach_get("vector", co)
     return co.reshape(-1, 3)
+
+
+def read_driven(obj, depsgraph):
+    """The object's own animated shape at this frame in local space (n,3) float64 (armature, hooks, shape
+    keys...: what reaches the output modifier), or None when it cannot be read (modifier missing or a
+    later modifier removes vertices)."""
+    mesh = obj.evaluated_get(depsgraph).data
+    attribute = mesh.attributes.get(DRIVEN_ATTRIBUTE)
+    n = len(obj.data.vertices)
+    if attribute is None or len(attribute.data) < n:
+        return None
+    co = np.empty(len(attribute.data) * 3, np.float32)
+    attribute.data.foreach_get("vector", co)
+    # Generators after the output modifier (Subdivision, Solidify, Mirror) keep the original vertices first.
+    return co[:3 * n].reshape(-1, 3).astype(np.float64)

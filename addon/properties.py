@@ -67,8 +67,6 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                description="Mesh vertices driven by the cage")
     cage_quality: FloatProperty(name="Min Quality", default=0.0, options={'HIDDEN'},
                                 description="Smallest tet quality of the cage (1 = regular tet)")
-    created_basis: BoolProperty(name="Created Basis", default=False, options={'HIDDEN'},
-                                description="Add Soft Body created the Basis shape key (Remove deletes it)")
 
 
 class SoftFEMSceneSettings(bpy.types.PropertyGroup):

@@ -52,10 +52,12 @@ class Body:
     def __init__(self, obj, tm):
         self.name = obj.name
         self.tm = tm
+        self.basis = bridge.read_vertices(obj.data)
         self.embedding = tm.embedding
         self.handle = None
         self.pinned = np.zeros(0, np.int64)
         self.pin_vertices = None
+        self.pin_fit = None
         if self.embedding is not None:
             self.vertex_nodes = tm.tets[self.embedding.tet]
             self.vertex_weights = self.embedding.weights
@@ -82,24 +84,57 @@ class Body:
         return self.embedding.positions(x) if self.embedding is not None else np.asarray(x)
 
 
-def _fill_unknown(values, known, tets):
+def _fill_unknown(values, known, tets, default):
     """Give nodes without a value (cage nodes no mesh vertex touches) the mean of their tets' known nodes,
-    spreading inward pass by pass; nodes never reached get 1."""
+    spreading inward pass by pass; nodes never reached get `default`. values: (N,) or (N,k), in place."""
     n = len(values)
+    cols = values.reshape(n, -1)
     flat = tets.ravel()
     for _ in range(n):
         if known.all():
             break
         in_tet = known[tets]
-        tet_sum = np.where(in_tet, values[tets], 0.0).sum(axis=1)
         counts = np.bincount(flat, weights=np.repeat(in_tet.sum(axis=1), 4), minlength=n)
-        sums = np.bincount(flat, weights=np.repeat(tet_sum, 4), minlength=n)
         new = ~known & (counts > 0)
         if not new.any():
             break
-        values[new] = sums[new] / counts[new]
+        for c in range(cols.shape[1]):
+            tet_sum = np.where(in_tet, cols[:, c][tets], 0.0).sum(axis=1)
+            sums = np.bincount(flat, weights=np.repeat(tet_sum, 4), minlength=n)
+            cols[new, c] = sums[new] / counts[new]
         known |= new
-    values[~known] = 1.0
+    cols[~known] = default
+
+
+class PinFit:
+    """Pinned node positions whose embedding best reproduces given pinned-vertex positions: least squares
+    min |W X - T|^2 + eps |X - X_avg|^2 (W: barycentric weights of pinned vertices on pinned nodes; the small
+    pull toward the averaged displacement fixes nodes the vertices leave free). Exact for rigid motion."""
+
+    def __init__(self, body):
+        from scipy import sparse
+        from scipy.sparse.linalg import factorized
+        self.body = body
+        rows = np.flatnonzero(body.pin_vertices)
+        local = np.full(body.tm.num_nodes, -1, np.int64)
+        local[body.pinned] = np.arange(len(body.pinned))
+        cols = local[body.vertex_nodes[rows]]
+        vals = body.vertex_weights[rows]
+        keep = cols >= 0
+        r = np.repeat(np.arange(len(rows)), 4).reshape(-1, 4)
+        self.rows = rows
+        self.W = sparse.csr_matrix((vals[keep], (r[keep], cols[keep])), shape=(len(rows), len(body.pinned)))
+        normal = (self.W.T @ self.W).tocsc()
+        self.eps = 1e-9 * max(float(normal.diagonal().max()), 1e-300)
+        self.solve = factorized((normal + self.eps * sparse.identity(len(body.pinned))).tocsc())
+
+    def nodes(self, driven):
+        """Local positions of the pinned nodes for the mesh's animated local vertex positions `driven`."""
+        body = self.body
+        disp, total = body.node_average(driven - body.basis, body.pin_vertices.astype(np.float64))
+        prior = body.tm.nodes[body.pinned] + disp[body.pinned]
+        rhs = self.W.T @ driven[self.rows] + self.eps * prior
+        return np.stack([self.solve(np.ascontiguousarray(rhs[:, c])) for c in range(3)], axis=1)
 
 
 class Session:
@@ -248,11 +283,12 @@ class Session:
     def _build_bodies(self, scene):
         self.bodies = [Body(obj, cage.get_cage(obj)) for obj in soft_bodies(scene)]
 
-    def _rest_state(self, scene):
+    def _rest_state(self, scene, depsgraph):
+        """Every body at rest in the shape and place it has now (the start frame)."""
         state = []
         for body in self.bodies:
             obj = scene.objects[body.name]
-            x = bridge.to_world(np.array(obj.matrix_world), body.tm.nodes)
+            x = bridge.to_world(np.array(obj.matrix_world), self._driven_nodes(obj, body, depsgraph))
             state.append((x, np.zeros_like(x)))
         return state
 
@@ -267,7 +303,7 @@ class Session:
         self.outdated = False
         self.diverged_at = None
         self.error = None
-        self._store(scene, scene.frame_start, self._rest_state(scene))
+        self._store(scene, scene.frame_start, self._rest_state(scene, depsgraph))
         self._build_world(scene, depsgraph)
         self.current = scene.frame_start
 
@@ -289,6 +325,7 @@ class Session:
                                      friction=o.friction)
             mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
             body.pinned, body.pin_vertices = self._pins(obj, body)
+            body.pin_fit = PinFit(body) if len(body.pinned) else None
             scale = self._stiffness(obj, body)
             body.handle = world.add_body(mesh, material, pinned=body.pinned if len(body.pinned) else None,
                                          stiffness_scale=scale)
@@ -297,6 +334,7 @@ class Session:
 
     @staticmethod
     def _pins(obj, body):
+        """Pinned cage nodes (those of the tets holding pin-group vertices of weight > 0.5) and the vertex mask."""
         name = obj.softfem.pin_group
         if not name:
             return np.zeros(0, np.int64), None
@@ -320,18 +358,35 @@ class Session:
         except KeyError:
             raise RuntimeError(f"stiffness group '{name}' not found on '{obj.name}'") from None
         node_w, total = body.node_average(weights)
-        _fill_unknown(node_w, total > 0, body.tm.tets)
+        _fill_unknown(node_w, total > 0, body.tm.tets, 1.0)
         return np.clip(node_w[body.tm.tets].mean(axis=1), 0.01, 1.0)
 
-    def _pin_targets(self, obj, body):
-        """World targets of the pinned nodes at the current frame: the cage moved with the object's
-        transform plus the shape keys' displacement of the pinned vertices."""
-        offsets = bridge.shape_key_offsets(obj.data)
-        local = body.tm.nodes
-        if offsets is not None:
-            disp, total = body.node_average(offsets, body.pin_vertices.astype(np.float64))
-            local = local + np.where(total[:, None] > 0, disp, 0.0)
-        return bridge.to_world(np.array(obj.matrix_world), local[body.pinned])
+    def _driven_nodes(self, obj, body, depsgraph, vertex_mask=None):
+        """Cage nodes (local) displaced as the object's own animated shape displaces the mesh (armature,
+        hooks, shape keys...), averaged over the vertices (or the masked ones) each node carries."""
+        driven = bridge.read_driven(obj, depsgraph)
+        if driven is None:
+            self.warn(f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM removes "
+                      "vertices?): it follows its object transform only")
+            return body.tm.nodes
+        disp = driven - body.basis
+        if not disp.any():
+            return body.tm.nodes
+        node_disp, total = body.node_average(disp, vertex_mask)
+        _fill_unknown(node_disp, total > 0, body.tm.tets, 0.0)
+        return body.tm.nodes + node_disp
+
+    def _pin_targets(self, obj, body, depsgraph):
+        """World targets of the pinned nodes at the current frame: the nodes placed so that the pinned
+        vertices they carry land on the object's animated shape (armature, hooks, shape keys...)."""
+        driven = bridge.read_driven(obj, depsgraph)
+        if driven is None:
+            self.warn(f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM removes "
+                      "vertices?): its pins follow its object transform only")
+            local = body.tm.nodes[body.pinned]
+        else:
+            local = body.pin_fit.nodes(driven)
+        return bridge.to_world(np.array(obj.matrix_world), local)
 
     # ---- stepping and display -----------------------------------------------------------------------
     def _set_state(self, state):
@@ -354,7 +409,7 @@ class Session:
             if len(body.pinned):
                 obj = scene.objects[body.name]
                 starts.append(body.handle.x[body.pinned].copy())
-                ends.append(self._pin_targets(obj, body))
+                ends.append(self._pin_targets(obj, body, depsgraph))
             else:
                 starts.append(None)
                 ends.append(None)
@@ -389,7 +444,7 @@ class Session:
                 continue
             # Nodes to local space first: a few thousand points instead of every render vertex.
             local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
-            bridge.write_local_positions(obj, local, bridge.shape_key_offsets(obj.data))
+            bridge.write_local_positions(obj, local)
 
     def goto(self, scene, depsgraph, frame):
         """Show `frame`: the rest state at the start frame, a cached frame, one new simulated frame after a
@@ -424,7 +479,7 @@ class Session:
             for body in self.bodies:
                 obj = scene.objects.get(body.name)
                 if obj is not None:
-                    bridge.reset_output_key(obj)
+                    bridge.reset_output(obj)
         return shown
 
     def positions(self, scene, name, frame):

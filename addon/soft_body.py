@@ -30,10 +30,8 @@ def add(obj):
     load_core()
     check_target(obj)
     tm = cage.build_cage(obj)
-    created = bridge.add_output_key(obj)
-    s = obj.softfem
-    s.created_basis = created
-    s.enabled = True
+    bridge.add_output(obj)
+    obj.softfem.enabled = True
     cage.record(obj, tm)
     return tm
 
@@ -41,9 +39,8 @@ def add(obj):
 def remove(obj):
     """Stop simulating the object and give back its mesh exactly as it was before Add Soft Body."""
     s = obj.softfem
-    bridge.remove_output_key(obj, s.created_basis)
+    bridge.remove_output(obj)
     s.enabled = False
-    s.created_basis = False
     s.cage_key = ""
     s.cage_nodes = s.cage_tets = s.cage_embedded = 0
     s.cage_quality = 0.0

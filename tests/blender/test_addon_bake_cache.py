@@ -115,8 +115,9 @@ def test_mesh_cache_export_plays_without_the_addon(blender, softfem):
         world = sess.positions(scene, obj.name, f)
         expected[f] = (world, np.linalg.solve(m[:3, :3], (world - m[:3, 3]).T).T.astype(np.float32))
     assert bpy.ops.softfem.bake_to_mesh_cache() == {'FINISHED'}
-    assert obj.modifiers[0].type == 'MESH_CACHE'
-    start, _rate, samples = softfem.addon.pc2.read_pc2(bpy.path.abspath(obj.modifiers[0].filepath))
+    cache_mod = obj.modifiers["SoftFEM Mesh Cache"]
+    assert [m.name for m in obj.modifiers] == ["SoftFEM", "SoftFEM Mesh Cache"]
+    start, _rate, samples = softfem.addon.pc2.read_pc2(bpy.path.abspath(cache_mod.filepath))
     assert start == 1 and samples.shape == (5, len(obj.data.vertices), 3)
     addon_utils.disable(MODULE, default_set=True)
     try:

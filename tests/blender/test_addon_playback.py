@@ -117,7 +117,8 @@ def test_remove_restores_the_mesh_bit_for_bit(blender, softfem):
     assert bpy.ops.softfem.remove_soft_body() == {'FINISHED'}
     after = np.empty_like(before)
     obj.data.vertices.foreach_get("co", after)
-    assert obj.data.shape_keys is None and not obj.softfem.enabled
+    assert not obj.softfem.enabled and len(obj.modifiers) == 0
+    assert "softfem_position" not in obj.data.attributes and "SoftFEM Output" not in bpy.data.node_groups
     assert before.tobytes() == after.tobytes()
     dg = bpy.context.evaluated_depsgraph_get()
     mesh = obj.evaluated_get(dg).to_mesh()

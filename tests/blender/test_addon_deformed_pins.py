@@ -1,0 +1,92 @@
+"""Pins follow deforming modifiers (Hook, Armature) and the result is not deformed a second time."""
+import numpy as np
+from conftest import add_ico
+
+
+def evaluated_world(bpy, obj):
+    """World positions of the object's evaluated mesh."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    co = np.empty(len(ev.data.vertices) * 3, np.float32)
+    ev.data.vertices.foreach_get("co", co)
+    m = np.array(ev.matrix_world)
+    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+
+
+def simulate_and_compare(bpy, softfem, obj, top, frames):
+    """Simulate; at each frame the pinned vertices equal Blender's own deformed shape (SoftFEM modifier off)
+    and what is shown equals the simulated positions."""
+    scene = bpy.context.scene
+    obj.softfem.resolution = 5
+    obj.softfem.pin_group = "Pin"
+    bpy.ops.object.select_all(action='DESELECT')
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    assert sess.error is None and not sess.warnings
+    output = obj.modifiers["SoftFEM"]
+    moved = []
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+        simulated = sess.positions(scene, obj.name, f)
+        np.testing.assert_allclose(evaluated_world(bpy, obj), simulated, atol=2e-5)  # no double deformation
+        output.show_viewport = False
+        deformed = evaluated_world(bpy, obj)  # Blender's own deformation of the mesh at this frame
+        output.show_viewport = True
+        np.testing.assert_allclose(simulated[top], deformed[top], atol=2e-5)
+        moved.append(np.abs(deformed[top] - deformed[top].mean(axis=0)).max())
+    return moved
+
+
+def test_pins_follow_a_hook(blender, softfem):
+    bpy = blender
+    obj = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 2.0))
+    local = np.array([v.co[:] for v in obj.data.vertices])
+    top = np.flatnonzero(local[:, 2] > 0.3)
+    obj.vertex_groups.new(name="Pin").add(top.tolist(), 1.0, 'REPLACE')
+    bpy.ops.object.empty_add(location=(0.0, 0.0, 2.5))
+    handle = bpy.context.active_object
+    hook = obj.modifiers.new("Hook", 'HOOK')
+    hook.object = handle
+    hook.vertex_indices_set(top.tolist())
+    hook.matrix_inverse = handle.matrix_world.inverted() @ obj.matrix_world  # no jump at the start
+    handle.keyframe_insert("location", frame=1)
+    handle.location = (0.6, 0.0, 2.9)
+    handle.rotation_euler = (0.0, 0.5, 0.0)
+    handle.keyframe_insert("location", frame=5)
+    handle.keyframe_insert("rotation_euler", frame=5)
+    handle.rotation_euler = (0.0, 0.0, 0.0)
+    handle.keyframe_insert("rotation_euler", frame=1)
+    simulate_and_compare(bpy, softfem, obj, top, 5)
+    assert [m.name for m in obj.modifiers] == ["Hook", "SoftFEM"]
+
+
+def test_pins_follow_an_armature(blender, softfem):
+    bpy = blender
+    obj = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 2.0))
+    local = np.array([v.co[:] for v in obj.data.vertices])
+    top = np.flatnonzero(local[:, 2] > 0.3)
+    obj.vertex_groups.new(name="Pin").add(top.tolist(), 1.0, 'REPLACE')
+    obj.vertex_groups.new(name="Bone").add(list(range(len(local))), 1.0, 'REPLACE')
+    armature = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+    bpy.context.scene.collection.objects.link(armature)
+    bpy.context.view_layer.objects.active = armature
+    bpy.ops.object.mode_set(mode='EDIT')
+    bone = armature.data.edit_bones.new("Bone")
+    bone.head, bone.tail = (0.0, 0.0, 2.0), (0.0, 0.0, 3.0)
+    bpy.ops.object.mode_set(mode='OBJECT')
+    obj.modifiers.new("Armature", 'ARMATURE').object = armature
+    pose = armature.pose.bones["Bone"]
+    pose.keyframe_insert("location", frame=1)
+    pose.rotation_mode = 'XYZ'
+    pose.keyframe_insert("rotation_euler", frame=1)
+    pose.location = (0.3, 0.2, 0.0)
+    pose.rotation_euler = (0.4, 0.0, 0.3)
+    pose.keyframe_insert("location", frame=5)
+    pose.keyframe_insert("rotation_euler", frame=5)
+    moved = simulate_and_compare(bpy, softfem, obj, top, 5)
+    assert [m.name for m in obj.modifiers] == ["Armature", "SoftFEM"]
+    assert moved[-1] > 0.1  # the rig really moved the pinned vertices
