@@ -64,6 +64,8 @@ def check_cage(tm, vertices):
     scale = np.ptp(vertices, axis=0).max()
     # unit coordinates are snapped to 2^-32 of the size (scale invariance), hence 1e-9
     np.testing.assert_allclose(emb.positions(tm.nodes), vertices, atol=1e-9 * scale)
+    ref = np.einsum("ni,nid->nd", emb.weights, tm.nodes[tm.tets[emb.tet]])  # through the TetMesh's own tets
+    np.testing.assert_allclose(ref, vertices, atol=1e-9 * scale)
     assert np.all(tm.mass_weights > 0)
     q = tm.report["quality_min"]
     assert q >= CAGE_QUALITY_BOUND
@@ -239,6 +241,18 @@ def test_feature_split_separates_fingers_but_keeps_hand_connected(relax):
     lab = connected_components(inc @ inc.T)[1]
     where = {i: k for k, i in enumerate(np.flatnonzero(upper))}
     assert lab[where[tm.embedding.tet[tip_a[0]]]] != lab[where[tm.embedding.tet[tip_b[0]]]]
+
+
+@needs_models
+@pytest.mark.parametrize("res", [12, 16])
+def test_suzanne_ears_get_their_own_nodes(res):
+    v, t = _model("suzanne")
+    tm = core.tetrahedralize(v, t, resolution=res, relax=False)
+    pos, counts = np.unique(np.round(tm.nodes, 9), axis=0, return_counts=True)
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    x = (pos[counts > 1, 0] - lo[0]) / (hi[0] - lo[0])  # duplicated grid nodes, across the width (x)
+    # the ears are the two ends of the width: the grid glues each ear to the side of the head, the split undoes it
+    assert np.any(x < 0.2) and np.any(x > 0.8)
 
 
 def test_degenerate_input_still_gives_a_valid_cage():
