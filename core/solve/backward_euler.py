@@ -14,8 +14,9 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         ((1 + αΔt) M + (βΔt + Δt²) K) δx = Δt M (vⁿ − v_k) + Δt² (f_k + M g − α M v_k − β K v_k)
     with pinned nodes prescribed (δx = target − x_k) and projected out of CG, then
     x_{k+1} = x_k + δx, v_{k+1} = (x_{k+1} − xⁿ)/Δt. The first iteration is warm-started at
-    δx = Δt vⁿ + Δt² g; each unpinned body's momentum balance is then enforced exactly
-    (see _conserve_momentum). `correct(state, x_n, v_n, dt)`, if given, runs after each iteration's solve
+    δx = Δt vⁿ (not + Δt² g: with a capped CG that bias never leaves a stiff body, which then rests
+    sagged far below its static equilibrium); each unpinned body's momentum balance is then enforced
+    exactly (see _conserve_momentum), so free fall stays exact. `correct(state, x_n, v_n, dt)`, if given, runs after each iteration's solve
     and may correct state.x / state.v in place (the contact stage). `pinned` (N,) bool, if given, replaces
     the model's pin set for this step (the contact stage holds the nodes it corrected)."""
     md = force_model.model
@@ -46,7 +47,7 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         b *= dt * dt
         b += dt * mass * (v_n - v_k)
         if k == 0:
-            dx[:] = dt * v_n + dt * dt * g
+            dx[:] = dt * v_n
         else:
             dx[:] = 0.0
         dx[pinned] = pin_target[pinned] - state.x[pinned]

@@ -115,7 +115,9 @@ def test_two_bodies_step_together_independently():
     assert np.array_equal(a.x, x_before)       # adding a body keeps the others' state
     for _ in range(5):
         world.step(0.01)
-    assert np.allclose(a.x[:, 2] - mesh.nodes[:, 2], a.x[0, 2] - mesh.nodes[0, 2])   # a free falls
+    fall = a.x[:, 2] - mesh.nodes[:, 2]
+    assert np.ptp(fall) < 1e-3 * abs(fall.mean())     # a free falls (rigidly, to the CG tolerance)
+    assert np.allclose(a.x[:, :2], mesh.nodes[:, :2], rtol=0, atol=1e-3 * abs(fall.mean()))
     assert np.array_equal(b.x[0], mesh.nodes[0] + [3.0, 0, 0])
 
 
