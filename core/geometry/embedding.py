@@ -48,12 +48,14 @@ def _interpolate(nodes, tets, tet, weights):
 
 
 class Embedding:
-    """Points (e.g. render vertices) carried by a tet mesh: `tet` (n,) int64 and barycentric `weights` (n,4)."""
+    """Points (e.g. render vertices) carried by a tet mesh: `tet` (n,) int64 and barycentric `weights` (n,4);
+    `triangles` (m,3), when given, is the embedded surface's connectivity (for contact with the render surface)."""
 
-    def __init__(self, tets, tet, weights):
-        self._tets = np.ascontiguousarray(tets, dtype=np.int64)
+    def __init__(self, tets, tet, weights, triangles=None):
+        self._tets = np.array(tets, dtype=np.int64)
         self.tet = np.ascontiguousarray(tet, dtype=np.int64)
         self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        self.triangles = None if triangles is None else np.asarray(triangles, dtype=np.int64)
 
     def __len__(self):
         return len(self.tet)

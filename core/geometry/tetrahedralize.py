@@ -59,5 +59,5 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True):
         if key in info:
             report[key] = info[key]
     report["seconds"] = time.perf_counter() - t0
-    return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights),
+    return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights, triangles=surface.triangles),
                    mass_weights=mass_weights, report=report)
