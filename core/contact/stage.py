@@ -118,11 +118,16 @@ class ContactStage:
         lay["tri_mu"] = np.repeat([s.friction for s in self.surfaces], counts).astype(np.float64)
         lay["tri_onesided"] = np.repeat([s.closed for s in self.surfaces], counts).astype(np.bool_)
         lay["tri_thick"] = np.full(len(lay["tris"]), self.settings.body_thickness)
-        lay["bvh"] = None
-        if len(self.surfaces) > 1 and len(lay["tris"]):
-            rest = point_positions(np.zeros((offs[-1], 3)), lay["nodes"], lay["weights"], 0.0,
-                                   np.zeros((offs[-1], 3)))
-            lay["bvh"] = BVH(rest, lay["tris"])
+        # One BVH per body: a body's points are tested against the other bodies' triangles only.
+        lay["bvhs"] = []
+        if len(self.surfaces) > 1:
+            toffs = np.concatenate([[0], np.cumsum(counts)])
+            for i in range(len(self.surfaces)):
+                if counts[i]:
+                    sl = slice(toffs[i], toffs[i + 1])
+                    others = np.flatnonzero(lay["group"] != i)
+                    rest = np.concatenate([sf.rest for sf in self.surfaces])
+                    lay["bvhs"].append((BVH(rest, lay["tris"][sl]), sl, others))
         self._layout = lay
         self._side_hint = np.zeros((len(lay["nodes"]), 3))
 
@@ -147,7 +152,7 @@ class ContactStage:
         return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
 
     # -- detection ----------------------------------------------------------------------------------
-    def _detect(self, p0, p1, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin):
+    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin):
         s = self.settings
         bvh.refit(v0, v1, tri_thick + margin.max() + np.where(tri_onesided, s.search_depth, 0.0))
         npts = len(p0)
@@ -156,7 +161,7 @@ class ContactStage:
         slot_b = np.empty((npts, K, 3))
         slot_n = np.empty((npts, K, 3))
         slot_gap = np.empty((npts, K))
-        detect(p0, p1, self._layout["group"], v0, v1, tris, tri_group, tri_thick, tri_onesided,
+        detect(p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
                margin, s.search_depth, self._side_hint, slot_tri, slot_b, slot_n, slot_gap)
         return _Candidates(slot_tri, slot_b, slot_n, slot_gap)
@@ -165,14 +170,14 @@ class ContactStage:
         """Candidates against colliders and against other bodies, as solver rows."""
         lay = self._layout
         p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
-        p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v)
+        p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v) if dt > 0.0 else p0
         margin = np.full(len(p0), margin)
         rows = []
         self._collider_arrays()
         if self._collider_bvh:
             c0 = self._collider_positions(frac0)
             c1 = self._collider_positions(frac1)
-            cand = self._detect(p0, p1, c0, c1, self._ctris, self._cgroup, self._cthick, self._conesided,
+            cand = self._detect(p0, p1, lay["group"], c0, c1, self._ctris, self._cgroup, self._cthick, self._conesided,
                                 self._collider_bvh, margin)
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
@@ -183,9 +188,12 @@ class ContactStage:
             move = np.einsum("ck,ckd->cd", cand.bary, (c1 - c0)[tv])
             rows.append((cand, node, coef, move, self._cmu[cand.tri],
                          self._cindex[cand.tri], np.full(nc, -1)))
-        if lay["bvh"] is not None:
-            cand = self._detect(p0, p1, p0, p1, lay["tris"], lay["tri_group"], lay["tri_thick"],
-                                lay["tri_onesided"], lay["bvh"], margin)
+        for bvh, sl, others in lay["bvhs"]:
+            cand = self._detect(p0[others], p1[others], lay["group"][others], p0, p1, lay["tris"][sl],
+                                lay["tri_group"][sl], lay["tri_thick"][sl], lay["tri_onesided"][sl], bvh,
+                                margin[others])
+            cand.point = others[cand.point]
+            cand.tri = cand.tri + sl.start
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
             coef = np.zeros((nc, STENCIL))

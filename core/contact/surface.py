@@ -47,6 +47,7 @@ class BodySurface:
             self.weights[:, 0] = 1.0
             self.triangles = local.reshape(-1, 3).astype(np.int64)
         rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
+        self.rest = rest
         self.closed = closed_and_oriented(rest, self.triangles)
         if self.closed and enclosed_volume(rest, self.triangles) < 0:
             self.triangles = self.triangles[:, [0, 2, 1]].copy()
