@@ -151,6 +151,16 @@ def test_locking_poisson_ratio_warns():
         core.Material(poisson_ratio=0.49)
 
 
+@pytest.mark.parametrize("nodes, tets, word", [
+    ([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, np.nan]], [[0, 1, 2, 3]], "NaN"),
+    ([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 1, 2, 4]], "range"),
+    ([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], np.zeros((0, 4), int), "zero tets"),
+    ([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], [[0, 1, 2, 3]], "zero volume")])
+def test_bad_mesh_raises_naming_the_problem(nodes, tets, word):
+    with pytest.raises(core.InvalidInputError, match=word):
+        core.TetMesh(np.array(nodes, float), np.array(tets))
+
+
 def test_bad_world_input_raises_and_loses_nothing():
     mesh = box(1, 1, 1)
     world = core.World()
@@ -168,6 +178,8 @@ def test_bad_world_input_raises_and_loses_nothing():
             world.step(dt)
     with pytest.raises(core.InvalidInputError, match="pin targets"):
         body.set_pin_targets(np.zeros((2, 3)))
+    with pytest.raises(core.InvalidInputError, match="NaN"):
+        body.set_pin_targets([[np.nan, 0.0, 0.0]])
     with pytest.raises(core.InvalidInputError, match="gravity"):
         core.World(gravity=(0, 0))
     with pytest.raises(core.InvalidInputError):
