@@ -138,3 +138,22 @@ def test_nearest_witness_names_the_coincident_pair():
     assert dapd.nearest_witness(*map(tuple, flat_vf)) == 3
     flat_ee = np.array([[0, 0, 0], [1, 1, 0], [1, 0, -0.01], [0, 1, -0.01]])    # edges 01 and 23 cross
     assert dapd.nearest_witness(*map(tuple, flat_ee)) == 4
+
+
+def test_vertex_thrown_through_its_face_in_one_step_is_caught_and_the_shape_recovers():
+    mesh = single_tet()
+    world, body = _world(mesh, damping_mass=3.0)
+    n = _unit(np.cross(mesh.nodes[1] - mesh.nodes[0], mesh.nodes[2] - mesh.nodes[0]))
+    h = (mesh.nodes[3] - mesh.nodes[0]) @ n
+    dt = 0.01
+    body.v[3] = -3.0 * h / dt * n                # one step carries vertex 3 ~2 heights through face 012
+    world.step(dt)
+    assert mesh.volumes(body.x)[0] < -mesh.volumes()[0]
+    world.step(dt)                               # the crossing along that step is found: witness 3, no flip
+    assert world.state.witness[0] == 3
+    assert np.abs(world.state.rot[0] - np.eye(3)).max() < 0.01
+    for _ in range(400):
+        world.step(dt)
+    assert mesh.volumes(body.x)[0] > 0
+    _, residual = _rigid_fit(body.x, mesh.nodes)  # it tumbles (the throw gave it angular momentum) but unfolds
+    assert residual < 0.01
