@@ -1,0 +1,85 @@
+"""Contact through the add-on in headless Blender: a ball on a Collision plane, a keyframed paddle, an armature-
+deformed collider followed frame by frame."""
+import numpy as np
+from conftest import add_ico
+
+
+def evaluated_world(bpy, obj):
+    """World positions of the object's evaluated mesh (what renders)."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    mesh = ev.to_mesh()
+    co = np.empty(len(mesh.vertices) * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    ev.to_mesh_clear()
+    m = np.array(ev.matrix_world)
+    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+
+
+def soft_ball(bpy, location, radius=0.25):
+    ball = add_ico(bpy, subdivisions=2, radius=radius, location=location)
+    ball.softfem.resolution = 4
+    bpy.ops.object.select_all(action='DESELECT')
+    ball.select_set(True)
+    bpy.context.view_layer.objects.active = ball
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    return ball
+
+
+def collision_plane(bpy, size, location, thickness):
+    bpy.ops.mesh.primitive_plane_add(size=size, location=location)
+    plane = bpy.context.active_object
+    plane.modifiers.new("Collision", 'COLLISION')
+    plane.collision.thickness_outer = thickness
+    return plane
+
+
+def test_ball_lands_and_rests_on_a_collision_plane(blender):
+    bpy = blender
+    scene = bpy.context.scene
+    collision_plane(bpy, 4.0, (0, 0, 0), thickness=0.02)
+    ball = soft_ball(bpy, (0, 0, 0.5))
+    for f in range(1, 41):
+        scene.frame_set(f)
+        assert evaluated_world(bpy, ball)[:, 2].min() > -1e-3    # never through the plane
+    lowest = evaluated_world(bpy, ball)[:, 2].min()
+    assert abs(lowest - 0.02) < 3e-3                              # resting on the plane's outer thickness
+
+
+def test_keyframed_paddle_lifts_the_ball(blender):
+    bpy = blender
+    scene = bpy.context.scene
+    paddle = collision_plane(bpy, 2.0, (0, 0, 0), thickness=0.0)
+    paddle.keyframe_insert("location", frame=10)
+    paddle.location.z = 0.5
+    paddle.keyframe_insert("location", frame=30)
+    ball = soft_ball(bpy, (0, 0, 0.3))
+    for f in range(1, 41):
+        scene.frame_set(f)
+        paddle_z = float(np.array(paddle.matrix_world)[2, 3])
+        assert evaluated_world(bpy, ball)[:, 2].min() > paddle_z - 2e-3
+    assert evaluated_world(bpy, ball)[:, 2].min() < 0.5 + 0.01   # carried up and resting on it
+
+
+def test_armature_deformed_collider_is_followed_frame_by_frame(blender):
+    bpy = blender
+    scene = bpy.context.scene
+    floor = collision_plane(bpy, 2.0, (0, 0, 0), thickness=0.0)
+    bpy.ops.object.armature_add(location=(0, 0, 0))
+    rig = bpy.context.active_object
+    group = floor.vertex_groups.new(name=rig.data.bones[0].name)
+    group.add(list(range(len(floor.data.vertices))), 1.0, 'REPLACE')
+    mod = floor.modifiers.new("Armature", 'ARMATURE')
+    mod.object = rig
+    floor.modifiers.move(len(floor.modifiers) - 1, 0)          # deform before the Collision modifier
+    bone = rig.pose.bones[0]
+    bone.keyframe_insert("location", frame=10)
+    bone.location = (0.0, 0.4, 0.0)                             # the bone's local y is world z
+    bone.keyframe_insert("location", frame=30)
+    ball = soft_ball(bpy, (0, 0, 0.3))
+    for f in range(1, 41):
+        scene.frame_set(f)
+        floor_z = evaluated_world(bpy, floor)[:, 2].mean()
+        assert evaluated_world(bpy, ball)[:, 2].min() > floor_z - 2e-3
+    assert evaluated_world(bpy, floor)[:, 2].mean() > 0.39     # the rig did raise the floor
+    assert evaluated_world(bpy, ball)[:, 2].min() < 0.4 + 0.01
