@@ -43,7 +43,8 @@ def test_free_fall_scrub_and_jump(blender, softfem):
     drop_be = 9.81 * dt * dt * n * (n + 1) / 2
     shown = evaluated_world(bpy, obj)
     drops = rest[:, 2] - shown[:, 2]
-    np.testing.assert_allclose(drops, drop_be, rtol=1e-4)
+    assert abs(drops.mean() - drop_be) < 1e-4 * drop_be
+    np.testing.assert_allclose(drops, drop_be, rtol=2e-3)  # per vertex: within the CG tolerance (1e-3)
     np.testing.assert_allclose(shown[:, :2], rest[:, :2], atol=1e-5)
     # ... which is g t^2/2 up to backward Euler's first-order error g t dt/2.
     t = (frames - 1) / 24
