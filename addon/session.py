@@ -115,25 +115,30 @@ class PinFit:
         from scipy import sparse
         from scipy.sparse.linalg import factorized
         self.body = body
-        rows = np.flatnonzero(body.pin_vertices)
+        self.rows = np.flatnonzero(body.pin_vertices)
         local = np.full(body.tm.num_nodes, -1, np.int64)
         local[body.pinned] = np.arange(len(body.pinned))
-        cols = local[body.vertex_nodes[rows]]
-        vals = body.vertex_weights[rows]
-        keep = cols >= 0
-        r = np.repeat(np.arange(len(rows)), 4).reshape(-1, 4)
-        self.rows = rows
-        self.W = sparse.csr_matrix((vals[keep], (r[keep], cols[keep])), shape=(len(rows), len(body.pinned)))
+        cols = local[body.vertex_nodes[self.rows]]
+        self.weights = np.where(cols >= 0, body.vertex_weights[self.rows], 0.0)
+        self.cols = np.maximum(cols, 0)
+        k = len(body.pinned)
+        r = np.repeat(np.arange(len(self.rows)), 4)
+        self.W = sparse.csr_matrix((self.weights.ravel(), (r, self.cols.ravel())), shape=(len(self.rows), k))
+        self.total = np.maximum(np.bincount(self.cols.ravel(), weights=self.weights.ravel(), minlength=k), 1e-300)
+        self.rest = body.tm.nodes[body.pinned]
         normal = (self.W.T @ self.W).tocsc()
         self.eps = 1e-9 * max(float(normal.diagonal().max()), 1e-300)
-        self.solve = factorized((normal + self.eps * sparse.identity(len(body.pinned))).tocsc())
+        self.solve = factorized((normal + self.eps * sparse.identity(k)).tocsc())
 
     def nodes(self, driven):
         """Local positions of the pinned nodes for the mesh's animated local vertex positions `driven`."""
-        body = self.body
-        disp, total = body.node_average(driven - body.basis, body.pin_vertices.astype(np.float64))
-        prior = body.tm.nodes[body.pinned] + disp[body.pinned]
-        rhs = self.W.T @ driven[self.rows] + self.eps * prior
+        targets = driven[self.rows]
+        disp = targets - self.body.basis[self.rows]
+        flat = self.cols.ravel()
+        prior = self.rest + np.stack([np.bincount(flat, weights=(self.weights * disp[:, c:c + 1]).ravel(),
+                                                  minlength=len(self.rest)) for c in range(3)], axis=1) \
+            / self.total[:, None]
+        rhs = self.W.T @ targets + self.eps * prior
         return np.stack([self.solve(np.ascontiguousarray(rhs[:, c])) for c in range(3)], axis=1)
 
 

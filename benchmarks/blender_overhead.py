@@ -90,10 +90,10 @@ def main():
     dg = bpy.context.evaluated_depsgraph_get()
     parts = {
         "signature (mesh fingerprint)": lambda: addon.session.signature(scene),
-        "pin targets": lambda: sess._pin_targets(ball, body),
+        "pin targets (animated shape + node fit)": lambda: sess._pin_targets(ball, body, dg),
         "collider read (world space)": lambda: addon.colliders.frame_targets(sess.colliders, scene, dg),
         "render positions (embedding)": lambda: body.render_positions(state[0][0]),
-        "write-back (to local + foreach_set)": lambda: sess._show(scene, state),
+        "write-back (to local + attribute foreach_set)": lambda: sess._show(scene, state),
         "cache write (memory + file)": lambda: sess._store(scene, FRAMES + 1, state),
     }
     for name, fn in parts.items():
