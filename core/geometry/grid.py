@@ -40,6 +40,7 @@ class Grid:
 
     @property
     def num_cells(self):
+        """Number of cubes."""
         return int(np.prod(self.dims))
 
     def node_positions(self, node_ids):
@@ -53,6 +54,7 @@ class Grid:
         return _tet_nodes(np.asarray(tet_ids, np.int64), self.dims, TEMPLATES)
 
     def all_node_positions(self):
+        """Positions of every grid node, in flat id order."""
         return self.node_positions(np.arange(int(np.prod(self.dims + 1)), dtype=np.int64))
 
 
