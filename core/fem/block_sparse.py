@@ -54,13 +54,26 @@ def _pattern(node_ptr, node_ent, tets):
                     col[fill] = c
                     fill += 1
         start, end = row_ptr[n], row_ptr[n + 1]
-        col[start:end] = np.sort(col[start:end])
+        for i in range(start + 1, end):          # insertion sort: a row holds ~15 neighbours
+            c, j = col[i], i - 1
+            while j >= start and col[j] > c:
+                col[j + 1] = col[j]
+                j -= 1
+            col[j + 1] = c
         for k in range(node_ptr[n], node_ptr[n + 1]):
             e, a = node_ent[k] >> 2, node_ent[k] & 3
             for b in range(4):
-                blocks[e, a, b] = start + np.searchsorted(col[start:end], tets[e, b])
-        diag[n] = start + np.searchsorted(col[start:end], n)
+                blocks[e, a, b] = _find(col, start, end, tets[e, b])
+        diag[n] = _find(col, start, end, n)
     return row_ptr, col, diag, blocks
+
+
+@njit(cache=True)
+def _find(col, start, end, c):
+    for i in range(start, end):
+        if col[i] == c:
+            return i
+    return -1
 
 
 @njit(cache=True)
