@@ -16,9 +16,10 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     x_{k+1} = x_k + δx, v_{k+1} = (x_{k+1} − xⁿ)/Δt. The first iteration is warm-started at
     δx = Δt vⁿ (not + Δt² g: with a capped CG that bias never leaves a stiff body, which then rests
     sagged far below its static equilibrium); each unpinned body's momentum balance is then enforced
-    exactly (see _conserve_momentum), so free fall stays exact. `correct(state, x_n, v_n, dt)`, if given, runs after each iteration's solve
-    and may correct state.x / state.v in place (the contact stage). `pinned` (N,) bool, if given, replaces
-    the model's pin set for this step (the contact stage holds the nodes it corrected)."""
+    exactly (see _conserve_momentum), so free fall stays exact. `correct(state, x_n, v_n, dt)`, if
+    given, runs after each iteration's solve and may correct state.x / state.v in place (the contact
+    stage). `pinned` (N,) bool, if given, replaces the model's pin set for this step (the contact
+    stage holds the nodes it corrected)."""
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
     pinned = md.pinned if pinned is None else pinned
