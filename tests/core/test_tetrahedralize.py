@@ -206,6 +206,18 @@ def test_relaxation_shrinks_cage_and_keeps_surface_inside():
     assert np.all(points_in_cage(tm, np.concatenate([pts, mids])))
 
 
+@needs_models
+@pytest.mark.parametrize("name", ["suzanne", "teapot"])
+def test_relaxed_cage_contains_real_surfaces(name):
+    v, t = _model(name)
+    tm = core.tetrahedralize(v, t, resolution=8)
+    assert tm.report["relaxed_moves"] > 0
+    b = np.random.default_rng(1).dirichlet([1, 1, 1], size=(len(t), 2))
+    pts = np.einsum("tsk,tkd->tsd", b, v[t]).reshape(-1, 3)
+    mids = 0.5 * (v[t] + v[t[:, [1, 2, 0]]]).reshape(-1, 3)
+    assert np.all(points_in_cage(tm, np.concatenate([pts, mids])))
+
+
 def _fingers(gap):
     """A palm with two fingers separated by `gap`, as three overlapping boxes (a self-intersecting union)."""
     parts = [box([0, 0, 0], [0.62, 0.3, 0.4]), box([0, 0, 0.3], [0.3, 0.3, 2.0]),
