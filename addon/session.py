@@ -447,6 +447,8 @@ class Session:
             obj = scene.objects.get(body.name)
             if obj is None:
                 continue
+            if bridge.output_modifier(obj) is None:
+                self.warn(f"the SoftFEM modifier of '{obj.name}' was removed: Remove and Add Soft Body again")
             # Nodes to local space first: a few thousand points instead of every render vertex.
             local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
             bridge.write_local_positions(obj, local)
