@@ -25,7 +25,8 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
     previous contact normal side_hint[i] (if nonzero and the point is within search_depth of the
     plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through),
     else the side the point starts on; closed meshes are one-sided: a point behind its nearest triangle is inside and gets a single
-    push-out constraint along that triangle's normal. slot_gap holds H(0) − τ.
+    push-out constraint along that triangle's normal (unless an equally near triangle sees it in front).
+    slot_gap holds H(0) − τ.
     """
     npts = p0.shape[0]
     K = slot_tri.shape[1]
@@ -48,6 +49,7 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
             best_d = np.inf
             best_cos = 0.0
             best_h = 0.0
+            front_tie = False
             bu = bv = bw = 0.0
             bnx = bny = bnz = 0.0
             for j in range(nfound):
@@ -80,7 +82,11 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                     dz = pz0 - (u * az + v * bz + w * cz)
                     d = math.sqrt(dx * dx + dy * dy + dz * dz)
                     cosv = abs(h0) / d if d > 0.0 else 1.0
-                    tol = 1e-7 * d + 1e-15
+                    tol = 1e-6 * d + 1e-12
+                    if d < best_d - tol:
+                        front_tie = h0 >= 0.0
+                    elif d <= best_d + tol:
+                        front_tie = front_tie or h0 >= 0.0
                     if d < best_d - tol or (d <= best_d + tol and cosv > best_cos):
                         best, best_d, best_cos, best_h = t, d, cosv, h0
                         bu, bv, bw = u, v, w
@@ -130,7 +136,9 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                 slot_b[i, k, 0], slot_b[i, k, 1], slot_b[i, k, 2] = u, v, w
                 slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = s * nx, s * ny, s * nz
                 slot_gap[i, k] = H0 - tau
-            if best >= 0 and best_h < 0.0:
+            # inside only when no triangle as near as the nearest one sees the point in front: at a convex edge
+            # or corner (a point just past a cube's corner) the crossing constraints above are kept instead
+            if best >= 0 and best_h < 0.0 and not front_tie:
                 for k in range(K):
                     slot_tri[i, k] = -1
                 slot_tri[i, 0] = best

@@ -262,21 +262,22 @@ class ContactStage:
         iters = solve_contacts(work, invm, node, coef, normal, vmin, mu, np.ascontiguousarray(move / dt),
                                self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
         impulse = lam_n[:, None] * normal + lam_t
-        # Nodes a pushing collider contact reaches with a large weight are held by the World's contact pass,
-        # moving like the (corrected) contact points they carry: the weighted mean of those points' velocities.
-        # Only collider contacts hold nodes: two bodies' nodes held at a shared velocity can lock them into
-        # each other; body–body contacts rely on the correction alone.
-        pushing = np.repeat((lam_n > 0.0) & (collider >= 0), STENCIL).reshape(-1, STENCIL) \
-            & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
-        point_vel = point_positions(np.zeros_like(work), lay["nodes"][point], lay["weights"][point], 1.0, work)
+        # Nodes a pushing contact reaches with a large weight are held by the World's contact pass, moving like
+        # the (corrected) contact points they carry: the weighted mean of those points' velocities (on the
+        # point's side the point, on a body triangle's side the triangle's contact point).
+        pushing = np.repeat(lam_n > 0.0, STENCIL).reshape(-1, STENCIL) & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
+        side_vel = np.einsum("cs,csd->csd", coef, work[np.maximum(node, 0)] * (node >= 0)[:, :, None])
+        point_vel = side_vel[:, :4].sum(axis=1)
+        tri_vel = -side_vel[:, 4:].sum(axis=1)
         c_of, s_of = np.nonzero(pushing)
         j_of = node[c_of, s_of]
         wgt = np.abs(coef[c_of, s_of])
+        vel_of = np.where((s_of < 4)[:, None], point_vel[c_of], tri_vel[c_of])
         total = np.bincount(j_of, weights=wgt, minlength=len(x0))
         self.held = total > 0.0
         self.held_velocity = np.zeros((len(x0), 3))
         for k in range(3):
-            self.held_velocity[:, k] = np.bincount(j_of, weights=wgt * point_vel[c_of, k], minlength=len(x0))
+            self.held_velocity[:, k] = np.bincount(j_of, weights=wgt * vel_of[:, k], minlength=len(x0))
         self.held_velocity[self.held] /= total[self.held, None]
         if work is not v:
             v[...] = work
