@@ -14,14 +14,14 @@ class ContactSettings:
     stabilization: fraction of the leftover penetration removed per step by post-stabilisation (0.25).
     max_correction_speed: cap on the post-stabilisation push-out speed, m/s (default 0.5): a body that
         starts deep inside a collider is pushed out gradually, never launched.
-    search_depth: how deep below a closed surface a point is still found and pushed out, m (0.05).
+    search_depth: how deep below a closed surface a point is still found and pushed out, m (0.01).
     body_thickness: contact distance kept between two soft bodies' render surfaces, m (0.001).
     margin: contacts whose predicted gap is below this are kept in the solve, m (1e-4).
     max_contacts_per_point: constraints kept per render vertex (the most violated), default 4.
     """
 
     def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
-                 search_depth=0.05, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4):
+                 search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4):
         self.iterations = int(iterations)
         self.tolerance = float(tolerance)
         self.stabilization = float(stabilization)
