@@ -3,6 +3,5 @@ import os
 import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS_DIR = os.path.join(os.path.dirname(REPO_ROOT), "shared", "models")
 if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)

@@ -1,7 +1,7 @@
 """Bad input gives a one-line report (RuntimeError from bpy.ops carries it), and the user's mesh is never modified."""
 import numpy as np
 import pytest
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 def basis(obj):

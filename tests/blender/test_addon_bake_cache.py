@@ -2,7 +2,7 @@
 import os
 
 import numpy as np
-from conftest import MODULE, add_ico
+from addon_testing import MODULE, add_ico
 
 
 def ball(bpy, frames=6):

@@ -1,6 +1,6 @@
 """Collision objects reach the World in world space, with their thickness and friction, and move every substep."""
 import numpy as np
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 def test_colliders_are_read_in_world_space_and_moved(blender, softfem, monkeypatch):

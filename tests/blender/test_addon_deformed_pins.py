@@ -1,6 +1,6 @@
 """Pins follow deforming modifiers (Hook, Armature) and the result is not deformed a second time."""
 import numpy as np
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 def evaluated_world(bpy, obj):

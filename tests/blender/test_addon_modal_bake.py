@@ -1,7 +1,7 @@
 """The modal bake (UI path) driven with stand-in timer/Esc events: progress, status line, cancel, finish."""
 from types import SimpleNamespace
 
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 class WindowManager:

@@ -1,7 +1,7 @@
 """The sidebar's draw functions run in every state against a stand-in layout that records (and checks) calls."""
 from types import SimpleNamespace
 
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 class Layout:

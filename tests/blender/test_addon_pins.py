@@ -1,6 +1,6 @@
 """A pinned vertex group follows the object's keyframed transform while the rest of the body is simulated."""
 import numpy as np
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 def test_pinned_group_follows_keyframed_transform(blender, softfem):

@@ -1,6 +1,6 @@
 """Timeline semantics in headless Blender: free fall, scrubbing the cache, outdated cache, world space, remove."""
 import numpy as np
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 def evaluated_world(bpy, obj):

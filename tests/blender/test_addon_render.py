@@ -2,7 +2,7 @@
 import os
 
 import numpy as np
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 def bright_row(bpy, path):

@@ -1,12 +1,12 @@
 """A stiffness vertex group scales Young's modulus: weight w everywhere behaves as E*w."""
 import numpy as np
-from conftest import _link_and_enable, add_ico
+from addon_testing import add_ico, link_and_enable
 
 
 def hanging_ball_positions(bpy, softfem, youngs_modulus, stiffness_weight=None, frames=6):
     """Simulate a ball pinned at the top in a fresh scene; return its render positions at the last frame."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    _link_and_enable()
+    link_and_enable()
     scene = bpy.context.scene
     obj = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 2.0))
     local = np.array([v.co[:] for v in obj.data.vertices])

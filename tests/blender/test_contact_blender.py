@@ -1,7 +1,7 @@
 """Contact through the add-on in headless Blender: a ball on a Collision plane, a keyframed paddle, an armature-
 deformed collider followed frame by frame."""
 import numpy as np
-from conftest import add_ico
+from addon_testing import add_ico
 
 
 def evaluated_world(bpy, obj):

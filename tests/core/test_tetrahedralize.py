@@ -7,12 +7,12 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 import core
-from conftest import MODELS_DIR
 from core.errors import InvalidInputError
 from core.geometry.obj import load_obj
 from core.geometry.quality import CAGE_QUALITY_BOUND
 
 MODELS = ["spot", "cow", "homer", "stanford-bunny", "teapot", "suzanne"]
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "models")
 needs_models = pytest.mark.skipif(not os.path.isdir(MODELS_DIR), reason="shared models folder absent")
 
 

@@ -1,0 +1,28 @@
+"""Helpers the add-on tests share: enabling the source checkout as the extension, test objects."""
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODULE = "bl_ext.user_default.softfem"
+
+
+def link_and_enable():
+    """Link the source checkout as the user_default extension 'softfem' and enable it."""
+    import addon_utils
+    import bpy
+    extensions = bpy.utils.user_resource('EXTENSIONS', path="user_default", create=True)
+    link = os.path.join(extensions, "softfem")
+    if os.path.realpath(link) != os.path.realpath(REPO):
+        if os.path.islink(link):
+            os.remove(link)
+        os.symlink(REPO, link)
+    addon_utils.enable(MODULE, default_set=True, handle_error=None)
+    return sys.modules[MODULE]
+
+
+def add_ico(bpy, location=(0.0, 0.0, 2.0), subdivisions=2, radius=0.5, name="Ball"):
+    """An icosphere mesh object, selected and active."""
+    bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=subdivisions, radius=radius, location=location)
+    obj = bpy.context.active_object
+    obj.name = name
+    return obj
