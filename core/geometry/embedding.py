@@ -5,7 +5,7 @@ from ..errors import InvalidInputError
 from ..jit import njit, prange
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
     return ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
 

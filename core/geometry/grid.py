@@ -95,7 +95,7 @@ def inside_tets(node_w, dims, templates, threshold):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _separated(ax, ay, az, tri, tet, eps):
     """True if triangle and tet projections on axis (ax, ay, az) are disjoint by more than eps (unit axis)."""
     ln = np.sqrt(ax * ax + ay * ay + az * az)
@@ -138,7 +138,7 @@ def tri_tet_overlap(tri, tet, eps):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _plane_hits_box(tri, x0, y0, z0, h, eps):
     """False if the whole cube [x0, x0+h]x[y0, y0+h]x[z0, z0+h] lies on one side of the triangle's plane."""
     e0x, e0y, e0z = tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2]

@@ -8,7 +8,7 @@ from ..jit import njit
 CAGE_QUALITY_BOUND = 0.3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _quality(p0, p1, p2, p3):
     ax, ay, az = p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]
     bx, by, bz = p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]

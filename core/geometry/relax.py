@@ -11,7 +11,7 @@ from .quality import tet_quality_one
 _STEPS = (0.5, 0.25)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _box_overlap(lo1, hi1, lo2, hi2, eps):
     for d in range(3):
         if hi1[d] < lo2[d] - eps or hi2[d] < lo1[d] - eps:
@@ -19,7 +19,7 @@ def _box_overlap(lo1, hi1, lo2, hi2, eps):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _plane_side(p, n, off, eps):
     """+1 / -1 if all 3 points of p lie beyond eps on one side of the plane n.x = off, else 0."""
     pos, neg = 0, 0

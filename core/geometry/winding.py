@@ -108,7 +108,7 @@ def _cluster_moments(a, b, c, lo, hi, left):
     return center, radius, dipole
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _solid_angle(qx, qy, qz, a, b, c, t):
     """Signed solid angle of triangle t seen from q (Van Oosterom & Strackee)."""
     ax, ay, az = a[t, 0] - qx, a[t, 1] - qy, a[t, 2] - qz
@@ -192,7 +192,7 @@ class WindingNumber:
                           float(margin))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _segment_crosses_triangle(p, d, a, b, c, t, lo, hi):
     """Möller-Trumbore: does p + s*d, s in (lo, hi), cross triangle t (non-parallel crossings only)?"""
     e1x, e1y, e1z = b[t, 0] - a[t, 0], b[t, 1] - a[t, 1], b[t, 2] - a[t, 2]
