@@ -9,7 +9,7 @@ from .triangle import closest_point_barycentric, plane_barycentric
 
 CANDIDATES = 4096   # candidate triangles examined per point (a long segment over a fine mesh)
 CHUNK = 256         # points per parallel work item (buffers are allocated per chunk)
-BARY_TOLERANCE = 1e-4
+BARY_TOLERANCE = 0.003   # a point may project this far (in barycentric units) past a triangle edge
 
 
 @njit(cache=True, parallel=True)
