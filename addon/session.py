@@ -445,7 +445,7 @@ class Session:
     def _show(self, scene, state):
         for body, (x, _v) in zip(self.bodies, state):
             obj = scene.objects.get(body.name)
-            if obj is None:
+            if obj is None or obj.mode == 'EDIT':  # being edited: its mesh data is not the one shown
                 continue
             if bridge.output_modifier(obj) is None:
                 self.warn(f"the SoftFEM modifier of '{obj.name}' was removed: Remove and Add Soft Body again")
