@@ -1,7 +1,8 @@
 """Benchmark of core.tetrahedralize: every shared model at resolutions 8/16/32 and a 278k-triangle bunny.
 
 Usage: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/tetrahedralize.py [--repeats 3]
-Prints the JIT compile time (cold, in a subprocess with an empty numba cache), then median wall times.
+Prints the JIT compile time (cold, in a subprocess with an empty numba cache), then median wall and CPU times
+(CPU: this process, both threads; the machine is shared, so wall time depends on the load average printed).
 """
 import argparse
 import os
@@ -34,12 +35,14 @@ def subdivide(v, t):
 
 
 def timed(fn, repeats):
-    times = []
+    """Median wall time, median CPU time of this process (all threads) and the last result."""
+    wall, cpu = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), out
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return float(np.median(wall)), float(np.median(cpu)), out
 
 
 def cold_compile():
@@ -65,22 +68,22 @@ def main():
     print(f"JIT: first call with an empty numba cache {cold} s (compile); with the cache filled {warm} s (load)")
     core.tetrahedralize(*load_obj(os.path.join(MODELS, "suzanne.obj")), resolution=4)  # warm this process
     print(f"{'model':16s} {'tris':>7s} {'res':>4s} {'nodes':>6s} {'tets':>6s} {'q_min':>6s} {'split':>5s} "
-          f"{'cage/mesh vol':>13s} {'median s':>9s}")
+          f"{'cage/mesh vol':>13s} {'wall s':>7s} {'cpu s':>6s}")
     meshes = [(name, load_obj(os.path.join(MODELS, name + ".obj")))
               for name in ("spot", "cow", "homer", "stanford-bunny", "teapot", "suzanne")]
     for name, (v, t) in meshes:
         for res in (8, 16, 32):
-            sec, tm = timed(lambda: core.tetrahedralize(v, t, resolution=res), args.repeats)
+            sec, cpu, tm = timed(lambda: core.tetrahedralize(v, t, resolution=res), args.repeats)
             r = tm.report
             print(f"{name:16s} {len(t):7d} {res:4d} {r['nodes']:6d} {r['tets']:6d} {r['quality_min']:6.3f} "
-                  f"{r['split_tets']:5d} {r['cage_volume'] / r['mesh_volume']:13.3f} {sec:9.3f}")
+                  f"{r['split_tets']:5d} {r['cage_volume'] / r['mesh_volume']:13.3f} {sec:7.3f} {cpu:6.3f}")
     v, t = subdivide(*dict(meshes)["stanford-bunny"])
-    sec, tm = timed(lambda: core.tetrahedralize(v, t, resolution=32), args.repeats)
+    sec, cpu, tm = timed(lambda: core.tetrahedralize(v, t, resolution=32), args.repeats)
     r = tm.report
     print(f"{'bunny x4 subdiv':16s} {len(t):7d} {32:4d} {r['nodes']:6d} {r['tets']:6d} {r['quality_min']:6.3f} "
-          f"{r['split_tets']:5d} {r['cage_volume'] / r['mesh_volume']:13.3f} {sec:9.3f}")
+          f"{r['split_tets']:5d} {r['cage_volume'] / r['mesh_volume']:13.3f} {sec:7.3f} {cpu:6.3f}")
     x = tm.nodes + 0.01
-    sec, _ = timed(lambda: tm.embedding.positions(x), 20)
+    sec, _, _ = timed(lambda: tm.embedding.positions(x), 20)
     print(f"embedding.positions for {len(v)} vertices: {sec * 1e3:.2f} ms (median of 20)")
 
 
