@@ -15,7 +15,7 @@ MODES = ("cage", "conforming")
 MAX_RESOLUTION = 256
 
 
-def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True):
+def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, cell_size=None):
     """Tet mesh for a surface mesh (vertices (n,3) float, triangles (m,3) int, world units).
 
     mode="cage" (default): a coarse cage of 5-tet cubes, `resolution` cells along the longest bounding-box side,
@@ -23,17 +23,26 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True):
     the outer cage nodes toward the surface (never across it).
     mode="conforming": Delaunay tets of a closed surface's vertices plus interior samples (spacing: `resolution`
     cells along the longest side); the input vertices are nodes (identity embedding).
+    `cell_size` (world units), when given, replaces `resolution` by ceil(longest side / cell_size).
     Returns a core.TetMesh with `.embedding` (one row per input vertex: `.tet`, `.weights`, `.positions(nodes)`),
     `.mass_weights` (per-tet mass factor: total mass = density * enclosed volume for closed meshes) and `.report`.
     """
     t0 = time.perf_counter()
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {MODES}, got {mode!r}")
+    surface = SurfaceMesh(vertices, triangles)
+    if cell_size is not None:
+        if not isinstance(cell_size, (int, float, np.number)) or not np.isfinite(cell_size) or cell_size <= 0:
+            raise InvalidInputError(f"cell_size must be a positive length, got {cell_size!r}")
+        resolution = max(1, int(np.ceil(surface.scale / cell_size - 1e-9)))
+        if resolution > MAX_RESOLUTION:
+            raise InvalidInputError(f"cell_size {cell_size!r} gives {resolution} cells along the longest side "
+                                    f"(at most {MAX_RESOLUTION}); use a larger cell size")
     if not isinstance(resolution, (int, np.integer)) or not 1 <= resolution <= MAX_RESOLUTION:
         raise InvalidInputError(f"resolution must be an integer in [1, {MAX_RESOLUTION}], got {resolution!r}")
-    surface = SurfaceMesh(vertices, triangles)
     if mode == "cage":
-        unit_nodes, tets, tet_of_vertex, mass_weights, info = build_cage(surface, int(resolution), relax_passes=2 if relax else 0)
+        unit_nodes, tets, tet_of_vertex, mass_weights, info = build_cage(surface, int(resolution),
+                                                                         relax_passes=2 if relax else 0)
         weights = embed_vertices(surface.unit_vertices, unit_nodes, tets, tet_of_vertex)
     else:
         unit_nodes, tets, vertex_node, info = build_conforming(surface, int(resolution))

@@ -323,3 +323,14 @@ def test_no_volume_message_and_bad_arguments():
     for res in (0, 2.5, 10_000):
         with pytest.raises(InvalidInputError, match="resolution"):
             core.tetrahedralize(v, t, resolution=res)
+
+
+def test_cell_size_alternative_to_resolution():
+    v, t = icosphere(2, radius=0.5)  # longest side 1.0
+    by_res = core.tetrahedralize(v, t, resolution=8)
+    by_size = core.tetrahedralize(v, t, cell_size=0.125)
+    assert by_size.report["resolution"] == 8 and np.array_equal(by_size.tets, by_res.tets)
+    assert core.tetrahedralize(v, t, cell_size=0.3).report["resolution"] == 4  # ceil(1 / 0.3)
+    for bad in (0.0, -1.0, float("nan"), 1e-6):
+        with pytest.raises(InvalidInputError, match="cell_size"):
+            core.tetrahedralize(v, t, cell_size=bad)
