@@ -169,14 +169,33 @@ class ContactStage:
     def _gather(self, x0, v, dt, frac0, frac1, margin):
         """Candidates against colliders and against other bodies, as solver rows."""
         lay = self._layout
-        p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
-        p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v) if dt > 0.0 else p0
-        margin = np.full(len(p0), margin)
         rows = []
         self._collider_arrays()
+        # Early outs on boxes: render points are convex combinations of their tet's nodes, so each body's
+        # swept node box bounds its points' paths.
+        x1 = x0 + dt * v
+        offs = lay["offsets"]
+        pad = self.settings.search_depth + self.settings.body_thickness + np.max(margin)
+        boxes = np.array([[np.minimum(x0[a:b].min(axis=0), x1[a:b].min(axis=0)) - pad,
+                           np.maximum(x0[a:b].max(axis=0), x1[a:b].max(axis=0)) + pad]
+                          for a, b in zip(offs[:-1], offs[1:])])
+        hit_collider = False
         if self._collider_bvh:
             c0 = self._collider_positions(frac0)
             c1 = self._collider_positions(frac1)
+            reach = self._cthick.max()
+            clo = np.minimum(c0.min(axis=0), c1.min(axis=0)) - reach
+            chi = np.maximum(c0.max(axis=0), c1.max(axis=0)) + reach
+            hit_collider = bool(np.any(np.all(boxes[:, 0] <= chi, axis=1) & np.all(boxes[:, 1] >= clo, axis=1)))
+        near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
+            boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
+        np.fill_diagonal(near, False)
+        if not hit_collider and not near.any():
+            return None, rows
+        p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
+        p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v) if dt > 0.0 else p0
+        margin = np.full(len(p0), margin)
+        if hit_collider:
             cand = self._detect(p0, p1, lay["group"], c0, c1, self._ctris, self._cgroup, self._cthick, self._conesided,
                                 self._collider_bvh, margin)
             nc = len(cand.point)
@@ -189,6 +208,9 @@ class ContactStage:
             rows.append((cand, node, coef, move, self._cmu[cand.tri],
                          self._cindex[cand.tri], np.full(nc, -1)))
         for bvh, sl, others in lay["bvhs"]:
+            if not near[lay["tri_group"][sl.start]].any():
+                continue
+            others = others[near[lay["tri_group"][sl.start], lay["group"][others]]]
             cand = self._detect(p0[others], p1[others], lay["group"][others], p0, p1, lay["tris"][sl],
                                 lay["tri_group"][sl], lay["tri_thick"][sl], lay["tri_onesided"][sl], bvh,
                                 margin[others])
