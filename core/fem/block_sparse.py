@@ -145,10 +145,10 @@ def assemble(pattern, node_ptr, node_ent, gm, rot, mu_v, lam_v, gamma, scale, ma
 
 
 @njit(parallel=True, cache=True)
-def product(row_ptr, col, data, p, free, out):
-    """out = S A p (S zeroes constrained rows); returns p·out."""
+def product(row_ptr, col, data, p, free, out, n0, n1):
+    """out = S A p (S zeroes constrained rows) on rows n0 ≤ n < n1; returns p·out over those rows."""
     acc = 0.0
-    for n in prange(row_ptr.shape[0] - 1):
+    for n in prange(n0, n1):
         s0, s1, s2 = 0.0, 0.0, 0.0
         for k in range(row_ptr[n], row_ptr[n + 1]):
             c = col[k]

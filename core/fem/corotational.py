@@ -165,12 +165,12 @@ def _stress_differential(dh, e, mu_v, lam_v, gamma, shat, s, mode):
 
 
 @njit(parallel=True, cache=True)
-def tet_stiffness_products(p, tets, gm, rot, mu_v, lam_v, gamma, shat, scale, mode, buf):
-    """Per-tet K p (K = −∂f/∂x, scaled per tet by `scale`) into buf (M, 4, 3).
+def tet_stiffness_products(p, tets, gm, rot, mu_v, lam_v, gamma, shat, scale, mode, buf, e0, e1):
+    """Per-tet K p (K = −∂f/∂x, scaled per tet by `scale`) into buf (M, 4, 3), for tets e0 ≤ e < e1.
 
     δF̂ = RᵀδF, δP = R (2μ(γ δF̂ + (1−γ) sym δF̂) + λ tr(δF̂) I) (hybrid; warped has γ = 0);
     EXACT adds (λ(tr S − 3) − 2μ) R Ω with Ω = [ω]×, ω = (tr S I − S)⁻¹ vec(δF̂ − δF̂ᵀ)."""
-    for e in prange(tets.shape[0]):
+    for e in prange(e0, e1):
         i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
         g = mat3.load(gm, e)
         r = mat3.load(rot, e)

@@ -64,11 +64,13 @@ class ForceModel:
         kernels.tet_energies(x, md.tets, md.gm, md.mu_v, md.lam_v, self.rot, out)
         return out
 
-    def tet_products(self, p, tet_scale):
-        """Per-tet scaleₑ Kₑ p into the (M, 4, 3) work buffer (returned); sum per node with `gather`."""
+    def tet_products(self, p, tet_scale, tets=None):
+        """Per-tet scaleₑ Kₑ p into the (M, 4, 3) work buffer (returned) for the tets e0 ≤ e < e1 of
+        `tets` = (e0, e1) (default: all); sum per node with `gather`."""
         md = self.model
+        e0, e1 = (0, md.num_tets) if tets is None else tets
         kernels.tet_stiffness_products(p, md.tets, md.gm, self.rot, md.mu_v, md.lam_v, self.gamma,
-                                       self.shat, tet_scale, self.mode, self.buf)
+                                       self.shat, tet_scale, self.mode, self.buf, e0, e1)
         return self.buf
 
     def product(self, p, out, tet_scale):

@@ -1,4 +1,7 @@
-"""The linear system of one Newton iteration, diag(mass_coef) M + Σ scaleₑ Kₑ, matrix-free or assembled (BSR)."""
+"""The linear system of one Newton iteration, diag(mass_coef) M + Σ scaleₑ Kₑ, matrix-free or assembled (BSR).
+
+The matrix is block-diagonal per body (bodies are contiguous node and tet ranges of the Model), and
+products are taken one body at a time, so each body can be solved on its own."""
 import numpy as np
 
 from ..fem import block_sparse
@@ -7,10 +10,11 @@ from ..jit import njit, prange
 
 
 @njit(parallel=True, cache=True)
-def _gather_product(buf, node_ptr, node_ent, p, mass_term, free, ap):
-    """ap = S (Σ per-tet K p + mass_term p) per node, and returns p·ap (S zeroes constrained nodes)."""
+def _gather_product(buf, node_ptr, node_ent, p, mass_term, free, ap, n0, n1):
+    """ap = S (Σ per-tet K p + mass_term p) on nodes n0 ≤ n < n1, and returns p·ap over them (S zeroes
+    constrained nodes)."""
     acc = 0.0
-    for n in prange(p.shape[0]):
+    for n in prange(n0, n1):
         s0, s1, s2 = 0.0, 0.0, 0.0
         for k in range(node_ptr[n], node_ptr[n + 1]):
             ent = node_ent[k]
@@ -26,18 +30,20 @@ def _gather_product(buf, node_ptr, node_ent, p, mass_term, free, ap):
 
 
 class MatrixFreeSystem:
-    """A p computed per tet from the stored rotations (any stress differential)."""
+    """A p computed per tet from the stored rotations (any stress differential). node_ranges: each
+    body's (n0, n1), the rows and columns of its diagonal block."""
 
     def __init__(self, force_model, mass_coef, tet_scale):
         self.force_model, self.tet_scale = force_model, tet_scale
+        self.node_ranges = force_model.model.node_ranges
         self.mass_coef = mass_coef
         self.mass_term = mass_coef * force_model.model.mass
 
-    def apply(self, p, out, free):
-        """out = S A p (S zeroes rows where free == 0); returns p·out."""
+    def apply(self, p, out, free, body):
+        """out = S A p on the rows of body `body` (S zeroes rows where free == 0); returns p·out over them."""
         md = self.force_model.model
-        return _gather_product(self.force_model.tet_products(p, self.tet_scale), md.node_ptr, md.node_ent,
-                               p, self.mass_term, free, out)
+        buf = self.force_model.tet_products(p, self.tet_scale, md.tet_ranges[body])
+        return _gather_product(buf, md.node_ptr, md.node_ent, p, self.mass_term, free, out, *md.node_ranges[body])
 
     def block_jacobi_inverse(self):
         """Inverse 3×3 diagonal blocks (N,3,3) (of the hybrid differential)."""
@@ -45,19 +51,22 @@ class MatrixFreeSystem:
 
 
 class BlockSparseSystem:
-    """A assembled once per Newton iteration into 3×3 blocks (hybrid or warped differential)."""
+    """A assembled once per Newton iteration into 3×3 blocks (hybrid or warped differential). node_ranges:
+    each body's (n0, n1), the rows and columns of its diagonal block."""
 
     def __init__(self, force_model, mass_coef, tet_scale):
         fm, md = force_model, force_model.model
+        self.node_ranges = md.node_ranges
         pat = fm.block_pattern()
         self.pattern = pat
         self.data = fm.block_data()
         block_sparse.assemble(pat, md.node_ptr, md.node_ent, md.gm, fm.rot, md.mu_v, md.lam_v, fm.gamma,
                               tet_scale, mass_coef * md.mass, fm.buf, self.data)
 
-    def apply(self, p, out, free):
-        """out = S A p (S zeroes rows where free == 0); returns p·out."""
-        return block_sparse.product(self.pattern.row_ptr, self.pattern.col, self.data, p, free, out)
+    def apply(self, p, out, free, body):
+        """out = S A p on the rows of body `body` (S zeroes rows where free == 0); returns p·out over them."""
+        return block_sparse.product(self.pattern.row_ptr, self.pattern.col, self.data, p, free, out,
+                                    *self.node_ranges[body])
 
     def block_jacobi_inverse(self):
         """Inverse 3×3 diagonal blocks (N,3,3)."""

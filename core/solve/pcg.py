@@ -1,4 +1,4 @@
-"""Block-Jacobi preconditioned conjugate gradients with per-node constraint projection (Baraff–Witkin filter)."""
+"""Block-Jacobi preconditioned conjugate gradients per body, with per-node constraint projection (Baraff–Witkin filter)."""
 import numpy as np
 
 from ..jit import njit, prange
@@ -44,24 +44,46 @@ def _new_direction(p, z, beta):
 
 
 def pcg(system, b, x, free, max_iterations, tolerance):
-    """Solve A x = b (A: a linear_system) with x fixed on nodes where free == 0 (their values in x are
-    the prescribed ones). x is the warm start and is updated in place.
+    """Solve A x = b (A: a linear_system, block-diagonal per body) with x fixed on nodes where free == 0
+    (their values in x are the prescribed ones). x is the warm start and is updated in place.
 
-    Stops when the preconditioned residual norm falls below `tolerance` times that of the
-    right-hand side (or of the initial residual, if larger). Returns (iterations, relative residual)."""
+    Each body is solved by its own CG (own step scalars, own stopping test), so a body's result does
+    not depend on the other bodies: a body's CG stops when its preconditioned residual norm falls
+    below `tolerance` times that of its right-hand side (or of its initial residual, if larger), or
+    after `max_iterations`. Returns the per-body lists (iterations, relative residuals)."""
     pinv = system.block_jacobi_inverse()
-    ap = np.empty_like(x)
-    z = np.empty_like(x)
-    system.apply(x, ap, np.ones_like(free))
-    r = (b - ap) * free[:, None]
+    work = _Work(x, free)
+    iterations, residuals = [], []
+    for body in range(len(system.node_ranges)):
+        its, res = _body_pcg(system, body, b, x, free, pinv, work, max_iterations, tolerance)
+        iterations.append(its)
+        residuals.append(res)
+    return iterations, residuals
+
+
+class _Work:
+    """CG vectors for all nodes; A's columns are global node indices, so products read whole arrays."""
+
+    def __init__(self, x, free):
+        self.ap, self.z, self.r, self.p = (np.empty_like(x) for _ in range(4))
+        self.ones = np.ones_like(free)
+
+
+def _body_pcg(system, body, b_all, x_all, free_all, pinv_all, work, max_iterations, tolerance):
+    """PCG on the rows of one body (its diagonal block); the vector kernels run on row views."""
+    rows = slice(*system.node_ranges[body])
+    b, x, free, pinv = b_all[rows], x_all[rows], free_all[rows], pinv_all[rows]
+    ap, z, r, p = work.ap[rows], work.z[rows], work.r[rows], work.p[rows]
+    system.apply(x_all, work.ap, work.ones, body)
+    np.multiply(b - ap, free[:, None], out=r)
     rz = _precondition(pinv, r, free, z)
     ref = max(_precondition(pinv, b * free[:, None], free, np.empty_like(x)), rz)
     if not ref > 0.0:
         return 0, 0.0
-    p = z.copy()
+    p[:] = z
     it = 0
     while it < max_iterations and rz > tolerance * tolerance * ref:
-        pap = system.apply(p, ap, free)
+        pap = system.apply(work.p, work.ap, free_all, body)
         if not pap > 0.0:
             break
         step = rz / pap
