@@ -196,60 +196,55 @@ def glue_faces(face_pairs, face_nodes, pair_start, pair_tri, piece, npiece, copy
     """Copies of face-adjacent tets: (copy a, copy b, face) glued for sure (shared triangle, or a side without
     surface), and undecided ones with the link to test (the shortest link between the two pieces near the face;
     from the face centre to the nearest point of the piece when the other side is an inside tet)."""
-    glued = []
-    undecided = []
-    ends = []
-    q1 = np.empty(3)
-    q2 = np.empty(3)
+    total = 0
+    for f in range(len(face_pairs)):
+        total += max(npiece[face_pairs[f, 0]], 1) * max(npiece[face_pairs[f, 1]], 1)
+    glued = np.empty((total, 3), np.int64)
+    undecided = np.empty((total, 3), np.int64)
+    ends = np.empty((total, 2, 3))
+    ng = 0
+    nu = 0
     for f in range(len(face_pairs)):
         r1, r2 = face_pairs[f, 0], face_pairs[f, 1]
         n1, n2 = max(npiece[r1], 1), max(npiece[r2], 1)
-        done = np.zeros((n1, n2), np.bool_)
         s1, e1 = pair_start[r1], pair_start[r1 + 1]
         s2, e2 = pair_start[r2], pair_start[r2 + 1]
-        if e1 == s1 or e2 == s2:
+        done = np.zeros((n1, n2), np.bool_)
+        if e1 == s1 and e2 == s2:
+            done[:, :] = True
+        elif e1 == s1 or e2 == s2:
             # a side without surface: a stray tet is glued to everything, an inside tet to the pieces facing it
-            empty_is_inside = inside[r1] if e1 == s1 else inside[r2]
-            for a in range(n1):
-                for b in range(n2):
-                    if e1 == s1 and e2 == s2 or not empty_is_inside:
-                        glued.append((copy_start[r1] + a, copy_start[r2] + b, f))
-                    else:
-                        if e1 > s1:
-                            _closest_on_piece(face_centroids[f], verts, tris, pair_tri, piece, s1, e1, a, q1)
-                        else:
-                            _closest_on_piece(face_centroids[f], verts, tris, pair_tri, piece, s2, e2, b, q1)
-                        undecided.append((copy_start[r1] + a, copy_start[r2] + b, f))
-                        ends.append((q1.copy(), face_centroids[f].copy()))
-            continue
-        i, j = s1, s2
-        while i < e1 and j < e2:
-            if pair_tri[i] == pair_tri[j]:
-                done[piece[i], piece[j]] = True
-                i += 1
-                j += 1
-            elif pair_tri[i] < pair_tri[j]:
-                i += 1
-            else:
-                j += 1
+            if not (inside[r1] if e1 == s1 else inside[r2]):
+                done[:, :] = True
+        else:
+            i, j = s1, s2
+            while i < e1 and j < e2:
+                if pair_tri[i] == pair_tri[j]:
+                    done[piece[i], piece[j]] = True
+                    i += 1
+                    j += 1
+                elif pair_tri[i] < pair_tri[j]:
+                    i += 1
+                else:
+                    j += 1
         for a in range(n1):
             for b in range(n2):
                 if done[a, b]:
-                    glued.append((copy_start[r1] + a, copy_start[r2] + b, f))
+                    glued[ng, 0], glued[ng, 1], glued[ng, 2] = copy_start[r1] + a, copy_start[r2] + b, f
+                    ng += 1
+                    continue
+                undecided[nu, 0], undecided[nu, 1], undecided[nu, 2] = copy_start[r1] + a, copy_start[r2] + b, f
+                if e1 == s1:
+                    _closest_on_piece(face_centroids[f], verts, tris, pair_tri, piece, s2, e2, b, ends[nu, 0])
+                    ends[nu, 1] = face_centroids[f]
+                elif e2 == s2:
+                    _closest_on_piece(face_centroids[f], verts, tris, pair_tri, piece, s1, e1, a, ends[nu, 0])
+                    ends[nu, 1] = face_centroids[f]
                 else:
-                    _nearby_points(face_centroids[f], verts, tris, pair_tri, piece, s1, e1, a, s2, e2, b, q1, q2)
-                    undecided.append((copy_start[r1] + a, copy_start[r2] + b, f))
-                    ends.append((q1.copy(), q2.copy()))
-    g = np.empty((len(glued), 3), np.int64)
-    for k in range(len(glued)):
-        g[k, 0], g[k, 1], g[k, 2] = glued[k]
-    u = np.empty((len(undecided), 3), np.int64)
-    m = np.empty((len(undecided), 2, 3))
-    for k in range(len(undecided)):
-        u[k, 0], u[k, 1], u[k, 2] = undecided[k]
-        m[k, 0] = ends[k][0]
-        m[k, 1] = ends[k][1]
-    return g, u, m
+                    _nearby_points(face_centroids[f], verts, tris, pair_tri, piece, s1, e1, a, s2, e2, b,
+                                   ends[nu, 0], ends[nu, 1])
+                nu += 1
+    return glued[:ng].copy(), undecided[:nu].copy(), ends[:nu].copy()
 
 
 @njit(cache=True)
