@@ -5,6 +5,7 @@ from scipy.spatial import Delaunay, QhullError
 from ..errors import InvalidInputError
 from ..tetmesh import signed_volumes
 from .embedding import embed_points
+from .faces import matched_faces
 from .grid import Grid, locate, triangle_tet_pairs
 from .meshinput import NO_VOLUME
 from .quality import tet_quality
@@ -47,11 +48,8 @@ def _surface_samples(points, tris, h):
 def _peel_slivers(tets, quality):
     """Drop sliver tets that lie on the boundary, repeatedly (removing an interior sliver would open a hole)."""
     keep = np.ones(len(tets), bool)
-    opp = np.array([[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]])
     while True:
-        faces = np.sort(tets[keep][:, opp], axis=2).reshape(-1, 3)
-        _, inverse, counts = np.unique(faces, axis=0, return_inverse=True, return_counts=True)
-        on_boundary = np.any((counts[inverse.reshape(-1)] == 1).reshape(-1, 4), axis=1)
+        on_boundary = np.any(matched_faces(tets[keep])[2], axis=1)
         drop = np.flatnonzero(keep)[on_boundary & (quality[keep] < SLIVER_QUALITY)]
         if len(drop) == 0:
             return keep

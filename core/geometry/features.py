@@ -4,6 +4,7 @@ piece, and copies share nodes only across faces where their material is connecte
 import numpy as np
 
 from ..jit import njit
+from .faces import matched_faces
 
 _LINK_INSIDE = 0.6
 
@@ -281,17 +282,6 @@ def _links_inside(winding, ends):
     return inside
 
 
-def _faces(kept_nodes):
-    """Face-adjacent kept tets: (pairs (F,2) of kept indices, face grid nodes (F,3))."""
-    opp = np.array([[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]])
-    faces = np.sort(kept_nodes[:, opp], axis=2).reshape(-1, 3)
-    owner = np.repeat(np.arange(len(kept_nodes)), 4)
-    order = np.lexsort((owner, faces[:, 2], faces[:, 1], faces[:, 0]))
-    f = faces[order]
-    same = np.flatnonzero(np.all(f[1:] == f[:-1], axis=1))
-    return np.stack([owner[order][same], owner[order][same + 1]], axis=1), f[same]
-
-
 def split_features(kept, kept_nodes, inside, pair_tet, pair_tri, welded, verts, tris, winding, grid, vertex_tet):
     """Duplicate cage tets per surface piece and number the nodes by glued faces.
 
@@ -309,7 +299,8 @@ def split_features(kept, kept_nodes, inside, pair_tet, pair_tri, welded, verts, 
     copy_of = np.repeat(np.arange(len(kept)), ncopy)
     copy_nodes = kept_nodes[copy_of]
 
-    face_pairs, face_nodes = _faces(kept_nodes)
+    slots, face_nodes, _ = matched_faces(kept_nodes)
+    face_pairs = slots // 4
     face_centroids = grid.node_positions(face_nodes.reshape(-1)).reshape(-1, 3, 3).mean(axis=1)
     glued, undecided, ends = glue_faces(face_pairs, face_nodes, pair_start, pair_tri, piece, npiece, copy_start,
                                         inside, verts, tris, face_centroids)

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..jit import njit, prange
 from .embedding import barycentric
+from .faces import OPPOSITE, matched_faces
 from .features import closest_point_on_triangle
 from .grid import tri_tet_overlap
 from .quality import tet_quality_one
@@ -176,17 +177,9 @@ def relax(nodes, tets, node_grid_ids, grid_dims, pair_copy, pair_tri, vertex_cop
     copy_vert_start, copy_verts = _csr(vertex_copy, ncopy)
     node_start, slot = _csr(tets.reshape(-1), len(nodes))
     node_copies = slot // 4
-    opp = np.array([[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]])
-    faces = np.sort(tets[:, opp], axis=2).reshape(-1, 3)
-    order = np.lexsort(faces.T[::-1])
-    f = faces[order]
-    same = np.all(f[1:] == f[:-1], axis=1)
-    shared = np.zeros(len(faces), bool)
-    shared[order[1:][same]] = True
-    shared[order[:-1][same]] = True
-    boundary_face = ~shared.reshape(-1, 4)
+    _, _, boundary_face = matched_faces(tets)
     movable = np.zeros(len(nodes), bool)
-    movable[faces[boundary_face.reshape(-1)].reshape(-1)] = True
+    movable[tets[:, OPPOSITE][boundary_face].reshape(-1)] = True
     nx, ny = grid_dims[0] + 1, grid_dims[1] + 1
     color = (node_grid_ids % nx % 2) + 2 * (node_grid_ids // nx % ny % 2) + 4 * (node_grid_ids // (nx * ny) % 2)
     color_start, color_nodes = _csr(color, 8)
