@@ -121,6 +121,14 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                 if not ok or u < -BARY_TOLERANCE or v < -BARY_TOLERANCE or w < -BARY_TOLERANCE:
                     continue
                 sc = H1 - tau
+                # the same plane seen through two triangles (a point over a shared edge): keep one row
+                same = -1
+                for m in range(used):
+                    if (slot_n[i, m, 0] * s * nx + slot_n[i, m, 1] * s * ny + slot_n[i, m, 2] * s * nz > 0.9999
+                            and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
+                        same = m
+                if same >= 0:
+                    continue
                 if used < K:
                     k = used
                     used += 1

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..jit import njit, prange
 
-FRICTION_PASSES = 3   # outer passes updating the friction bounds μ λn from the last normal impulses
+FRICTION_PASSES = 2   # outer passes updating the friction bounds μ λn from the last normal impulses
 
 
 @njit(cache=True)

@@ -276,6 +276,8 @@ class ContactStage:
         invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
         p0, rows = self._gather(x0, work, dt, frac0, frac1, self.settings.margin)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._concat(rows)
+        if np.all(other < 0):  # colliders only: the triangle side of the stencil is empty
+            node, coef = np.ascontiguousarray(node[:, :4]), np.ascontiguousarray(coef[:, :4])
         lay = self._layout
         mu = combined_friction(lay["mu"][point], mu_other)
         vmin = np.where(gap >= 0.0, -gap / dt, 0.0)
@@ -287,7 +289,7 @@ class ContactStage:
         # Nodes a pushing contact reaches with a large weight are held by the World's contact pass, moving like
         # the (corrected) contact points they carry: the weighted mean of those points' velocities (on the
         # point's side the point, on a body triangle's side the triangle's contact point).
-        pushing = np.repeat(lam_n > 0.0, STENCIL).reshape(-1, STENCIL) & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
+        pushing = (lam_n > 0.0)[:, None] & (np.abs(coef) >= HOLD_WEIGHT) & (node >= 0)
         side_vel = np.einsum("cs,csd->csd", coef, work[np.maximum(node, 0)] * (node >= 0)[:, :, None])
         point_vel = side_vel[:, :4].sum(axis=1)
         tri_vel = -side_vel[:, 4:].sum(axis=1)

@@ -12,14 +12,17 @@ MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.ab
                       "shared", "models")
 
 
-def rubber(mu=0.5, E=1e5):
-    return core.Material(youngs_modulus=E, poisson_ratio=0.45, density=1000.0, friction=mu)
+def rubber(mu=0.5, E=1e5, damping=0.0):
+    return core.Material(youngs_modulus=E, poisson_ratio=0.45, density=1000.0, friction=mu,
+                         damping_stiffness=damping)
 
 
 def test_ball_dropped_on_a_plane_comes_to_rest_without_jitter_and_keeps_its_volume():
     tm, tris = soft_ball(2, 0.1, (0.0, 0.0, 0.15), resolution=5)
     w = core.World()
-    b = w.add_body(tm, rubber())
+    # Rubber-like stiffness damping: without any, the ball's slow rocking on its contact patch decays only
+    # through backward Euler's numerical damping (measured 1-2 mm/s left after 2.5 s).
+    b = w.add_body(tm, rubber(damping=0.01))
     w.add_collider(*plane(), friction=0.5, thickness=0.0)
     rest = enclosed_volume(tm.embedding.positions(b.x), tris)
     dt = 1 / 120
