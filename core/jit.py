@@ -1,10 +1,34 @@
-"""The one place core imports numba from: compiled kernels are cached on disk (NUMBA_CACHE_DIR)."""
+"""The one place core imports numba from: compiled kernels are cached on disk, keyed by core's sources."""
+import hashlib
 import os
 
 # Idle OpenMP threads must sleep, not spin: on a busy machine (Blender's own threads, other
 # processes) spinning waiters made 2-thread kernels ~20x slower than 1 thread (measured).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import numba  # noqa: E402
 from numba import njit, prange  # noqa: E402,F401  (re-exported for the kernels)
 
 __all__ = ["njit", "prange"]
+
+
+def sources_fingerprint():
+    """A hash of every core source file: numba's cache only checks the file a kernel is defined in,
+    so a changed kernel that another module's kernel calls would otherwise keep its stale machine code."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha1()
+    for folder, subfolders, files in os.walk(root):
+        subfolders.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                digest.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as source:
+                    digest.update(source.read())
+    return digest.hexdigest()[:16]
+
+
+# Only when a cache folder is configured (NUMBA_CACHE_DIR: the add-on's user folder, .numba_cache in
+# development); kernels read numba.config.CACHE_DIR when they are decorated, i.e. after this line.
+if numba.config.CACHE_DIR:
+    numba.config.CACHE_DIR = os.path.join(numba.config.CACHE_DIR, "softfem-" + sources_fingerprint())
