@@ -24,7 +24,7 @@ BODIES = (
     # Silicone, not jelly: a metre-sized jelly (E ~ 5 kPa) cannot carry its own weight (rho g h ~ 10 kPa).
     ("Silicone Suzanne", "monkey", (0.15, 0.25, 1.35), (math.radians(-10), 0.0, math.radians(-12)),
      (0.15, 0.75, 0.25), "SILICONE"),
-    ("Rubber Ball", "icosphere", (-1.35, -0.35, 1.0), (0.0, 0.0, 0.0), (0.85, 0.25, 0.08), "RUBBER"),
+    ("Rubber Ball", "icosphere", (-1.5, 0.6, 1.0), (0.0, 0.0, 0.0), (0.85, 0.25, 0.08), "RUBBER"),
 )
 
 
