@@ -21,8 +21,6 @@ def build_cage(obj):
         raise core.InvalidInputError(f"'{obj.name}' has no faces: SoftFEM simulates solids")
     s = obj.softfem
     tm = core.tetrahedralize(verts, tris, resolution=s.resolution, mode=s.mode.lower())
-    if tm.embedding is not None and getattr(tm.embedding, "triangles", None) is None:
-        tm.embedding.triangles = tris  # the render surface, for contact between soft bodies
     _CAGES[cage_key(obj)] = tm
     return tm
 
@@ -33,18 +31,6 @@ def get_cage(obj):
     return tm if tm is not None else build_cage(obj)
 
 
-def min_quality(tm):
-    """Smallest tet quality in a cage's report (0 when the report does not give one)."""
-    report = tm.report or {}
-    for key in ("quality_min", "min_quality"):
-        if key in report:
-            return float(report[key])
-    quality = report.get("quality")
-    if isinstance(quality, dict) and "min" in quality:
-        return float(quality["min"])
-    return 0.0
-
-
 def record(obj, tm):
     """Store the cage's identity and counts on the object (shown in the Cage panel, undoable)."""
     s = obj.softfem
@@ -52,7 +38,7 @@ def record(obj, tm):
     s.cage_nodes = tm.num_nodes
     s.cage_tets = tm.num_tets
     s.cage_embedded = len(tm.embedding.tet) if tm.embedding is not None else tm.num_nodes
-    s.cage_quality = min_quality(tm)
+    s.cage_quality = float(tm.report["quality_min"])
 
 
 def clear():

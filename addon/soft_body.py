@@ -1,10 +1,5 @@
 """Adding, removing and re-tetrahedralizing soft bodies on Blender objects (what the operators call)."""
-import numpy as np
-
 from . import bridge, cage
-
-# A mesh whose thinnest principal extent is below this fraction of its largest is flat (no volume).
-_FLAT_RATIO = 1e-6
 from .dependencies import load_core
 
 
@@ -18,11 +13,6 @@ def check_target(obj):
     group = obj.softfem.pin_group
     if group and obj.vertex_groups.get(group) is None:
         raise ValueError(f"pin group '{group}' not found on '{obj.name}'")
-    verts = bridge.read_vertices(obj.data)
-    extents = np.linalg.svd(verts - verts.mean(axis=0), compute_uv=False) if len(verts) >= 4 else [0.0]
-    if len(verts) < 4 or extents[-1] <= _FLAT_RATIO * extents[0]:
-        raise ValueError(f"'{obj.name}' has no volume: SoftFEM simulates solids; give it thickness, "
-                         "e.g. apply a Solidify modifier")
 
 
 def add(obj):
