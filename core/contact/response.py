@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import njit
 
 FRICTION_PASSES = 2   # outer passes updating the friction bounds μ λn from the last normal impulses
 
