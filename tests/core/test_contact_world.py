@@ -81,28 +81,28 @@ def test_fast_ball_does_not_tunnel_through_a_1cm_plate_at_24_fps():
         assert p[:, 2].min() > -0.005                 # never through (not even half-way into) the plate
 
 
-def test_two_soft_cubes_rest_stacked_without_deep_interpenetration():
-    # The issue asks for a pile of five; stacking more than two is not yet stable (see README, Contact).
+def test_three_soft_cubes_rest_stacked_without_deep_interpenetration():
+    # The issue asks for a pile of five; five are not yet stable (see README, Contact).
     w = core.World()
     size = 0.1
     bodies = [w.add_body(tet_box(2, size, (-0.05, -0.05, 0.005 + i * (size + 0.02))), rubber(0.5))
-              for i in range(2)]
+              for i in range(3)]
     w.add_collider(*plane(), friction=0.5)
     dt = 1 / 240
-    for _ in range(int(1.0 / dt)):
+    for _ in range(int(1.5 / dt)):
         w.step(dt)
-    lower, upper = bodies
     from core.contact.surface import boundary_faces
     from core.geometry.winding import WindingNumber
-    faces = boundary_faces(lower.mesh.tets)
-    inside = np.abs(WindingNumber(lower.x, faces)(upper.x)) > 0.5
-    top = lower.x[:, 2].max()
-    depth = np.max(top - upper.x[inside, 2], initial=0.0)   # the upper cube can only enter through the top
-    assert depth < 0.02 * size
+    for lower, upper in zip(bodies, bodies[1:]):
+        faces = boundary_faces(lower.mesh.tets)
+        inside = np.abs(WindingNumber(lower.x, faces)(upper.x)) > 0.5
+        top = lower.x[:, 2].max()
+        depth = np.max(top - upper.x[inside, 2], initial=0.0)   # an upper cube can only enter through the top
+        assert depth < 0.02 * size
     centres = np.array([bd.x.mean(axis=0) for bd in bodies])
     assert np.all(np.abs(centres[:, :2]) < 0.01)      # still a stack
-    assert abs(centres[1, 2] - centres[0, 2] - size) < 0.005
-    assert np.max(np.abs(upper.v)) < 0.05              # settling, not yet at rest after 1 s (measured ~1 cm/s)
+    assert np.all(np.abs(np.diff(centres[:, 2]) - size) < 0.006)
+    assert max(np.max(np.abs(bd.v)) for bd in bodies) < 0.05   # settling (measured ~1 cm/s after 1.5 s)
 
 
 def test_ball_squeezed_to_30_percent_between_two_colliders_recovers():
