@@ -43,29 +43,37 @@ class SurfaceMesh:
     def welded_triangles(self):
         """Triangles re-indexed so vertices at the same position share one index."""
         if self._welded is None:
-            v = self.vertices
-            order = np.lexsort((v[:, 2], v[:, 1], v[:, 0]))
-            new = np.concatenate([[True], np.any(v[order[1:]] != v[order[:-1]], axis=1)])
-            ids = np.empty(len(v), np.int64)
-            ids[order] = np.cumsum(new) - 1
-            self._welded = ids[self.triangles]
+            self._welded = welded_triangles(self.vertices, self.triangles)
         return self._welded
 
     def is_closed(self):
-        """True if every (welded) edge is used as often in one direction as in the other: watertight and consistently
-        oriented, so the divergence-theorem volume is the enclosed volume."""
-        t = self.welded_triangles
-        t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 2] != t[:, 0])]
-        if len(t) == 0:
-            return False
-        a = np.concatenate([t[:, 0], t[:, 1], t[:, 2]])
-        b = np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
-        n = int(max(a.max(), b.max())) + 1
-        fwd = np.sort(a * n + b)
-        bwd = np.sort(b * n + a)
-        return bool(np.array_equal(fwd, bwd))
+        """True if the welded mesh is watertight and consistently oriented (see `edges_balanced`)."""
+        return edges_balanced(self.welded_triangles)
 
     def enclosed_volume_unit(self):
         """Signed divergence-theorem volume in unit coordinates (meaningful when the mesh is closed)."""
         p = self.unit_vertices[self.triangles]
         return float(np.einsum("ij,ij->i", p[:, 0], np.cross(p[:, 1], p[:, 2])).sum() / 6.0)
+
+
+def welded_triangles(vertices, triangles):
+    """Triangles re-indexed so vertices at the same position share one index."""
+    v = vertices
+    order = np.lexsort((v[:, 2], v[:, 1], v[:, 0]))
+    new = np.concatenate([[True], np.any(v[order[1:]] != v[order[:-1]], axis=1)])
+    ids = np.empty(len(v), np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids[triangles]
+
+
+def edges_balanced(triangles):
+    """True if every edge is used as often in one direction as in the other (degenerate triangles ignored):
+    watertight and consistently oriented, so the divergence-theorem volume is the enclosed volume."""
+    t = triangles[(triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2])
+                  & (triangles[:, 2] != triangles[:, 0])]
+    if len(t) == 0:
+        return False
+    a = np.concatenate([t[:, 0], t[:, 1], t[:, 2]])
+    b = np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
+    n = int(max(a.max(), b.max())) + 1
+    return bool(np.array_equal(np.sort(a * n + b), np.sort(b * n + a)))
