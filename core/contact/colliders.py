@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..geometry.meshinput import edges_balanced, welded_triangles
 
 
 class ContactSettings:
@@ -40,17 +41,7 @@ class ContactSettings:
 def closed_and_oriented(vertices, triangles):
     """True when, after welding coincident vertices, every edge is used once in each direction
     (a closed, consistently oriented mesh); degenerate triangles are ignored."""
-    if len(triangles) == 0:
-        return False
-    _, weld = np.unique(vertices, axis=0, return_inverse=True)
-    t = weld.reshape(-1)[triangles]
-    t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 2] != t[:, 0])]
-    if len(t) == 0:
-        return False
-    a = np.concatenate([t[:, 0], t[:, 1], t[:, 2]])
-    b = np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
-    n = int(max(a.max(), b.max())) + 1
-    return bool(np.array_equal(np.sort(a * n + b), np.sort(b * n + a)))
+    return len(triangles) > 0 and edges_balanced(welded_triangles(vertices, triangles))
 
 
 def enclosed_volume(vertices, triangles):
