@@ -2,6 +2,8 @@
 import os
 import sys
 
+import numpy as np
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = "bl_ext.user_default.softfem"
 
@@ -26,3 +28,15 @@ def add_ico(bpy, location=(0.0, 0.0, 2.0), subdivisions=2, radius=0.5, name="Bal
     obj = bpy.context.active_object
     obj.name = name
     return obj
+
+
+def evaluated_world(bpy, obj):
+    """World positions of the object's evaluated mesh (what renders)."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    mesh = ev.to_mesh()
+    co = np.empty(len(mesh.vertices) * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    ev.to_mesh_clear()
+    m = np.array(ev.matrix_world)
+    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]

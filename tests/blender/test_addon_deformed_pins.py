@@ -1,16 +1,6 @@
 """Pins follow deforming modifiers (Hook, Armature) and the result is not deformed a second time."""
 import numpy as np
-from addon_testing import add_ico
-
-
-def evaluated_world(bpy, obj):
-    """World positions of the object's evaluated mesh."""
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    co = np.empty(len(ev.data.vertices) * 3, np.float32)
-    ev.data.vertices.foreach_get("co", co)
-    m = np.array(ev.matrix_world)
-    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+from addon_testing import add_ico, evaluated_world
 
 
 def simulate_and_compare(bpy, softfem, obj, top, frames):

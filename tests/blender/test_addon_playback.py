@@ -1,18 +1,6 @@
 """Timeline semantics in headless Blender: free fall, scrubbing the cache, outdated cache, world space, remove."""
 import numpy as np
-from addon_testing import add_ico
-
-
-def evaluated_world(bpy, obj):
-    """World positions of the object's evaluated mesh (what renders)."""
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    mesh = ev.to_mesh()
-    co = np.empty(len(mesh.vertices) * 3, np.float32)
-    mesh.vertices.foreach_get("co", co)
-    ev.to_mesh_clear()
-    m = np.array(ev.matrix_world)
-    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+from addon_testing import add_ico, evaluated_world
 
 
 def session(softfem, bpy):
