@@ -1,0 +1,415 @@
+"""Edge–edge contact detection: a body's render edges against another side's (sharp) edges, continuous over a step.
+
+Vertex–triangle contacts alone let a collider's sharp edge (a step's edge, a paddle's bottom edge) cut
+into a soft body between its render vertices, and two bodies' edges cross unnoticed. This module finds
+those edge pairs; the contact stage turns each into one solver row over the 8 nodes of the body edge's
+two points (and the other body's 8, negated, for a body–body pair), exactly like a vertex–triangle row.
+
+Contract (the stage calls, per step, in this order):
+
+    edges = unique_edges(render_triangles)                       # once per body: (E,2) point ids
+    fe, faces = feature_edges(cv, ctris, min_angle_deg=30.0, closed=collider.closed)   # once per collider
+    other = EdgeBVH(cv, fe)                                      # once; refit inside edge_contacts
+    ec = edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth,
+                       side_hint=None, faces=faces, triangles=ctris, max_per_edge=4)
+    node, coef = edge_stencil(ec.points, ec.s, point_nodes, point_weights)       # (n,8) row stencil
+    # body–body: node2, coef2 = edge_stencil(ec.other_points, ec.t, ...); row = [coef, -coef2]
+
+`ec` (EdgeContacts) holds, per contact: edge (n,) body edge id, points (n,2) its point ids, s (n,) with
+contact point (1−s) p_i + s p_j, other (n,) other edge id, other_points (n,2), t (n,) with point
+(1−t) v_a + t v_b, normal (n,3) pushing the body edge away from the other edge, gap (n,) signed distance
+minus thickness at the start of the step (negative when crossing or within the thickness). The row's
+predicted end gap n·(p(s) − q(t))|end − thickness is below margin for every reported pair.
+"""
+import math
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..geometry.meshinput import welded_triangles
+from ..jit import njit, prange
+from .bvh import BVH, STACK_SIZE, query_box
+from .colliders import closed_and_oriented, enclosed_volume
+
+CANDIDATES = 1024   # other edges examined per body edge
+CHUNK = 256         # body edges per parallel work item (buffers are allocated per chunk)
+REACH_SLACK = 0.25  # a crossing is kept if the edges pass within this fraction of their relative motion
+
+
+def unique_edges(triangles):
+    """The undirected edges (E,2) int64 (i < j, sorted) of a triangle set; degenerate triangles' repeated
+    indices give no self-edge."""
+    t = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    e = np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]])
+    e = np.sort(e, axis=1)
+    e = e[e[:, 0] != e[:, 1]]
+    return np.unique(e, axis=0).astype(np.int64).reshape(-1, 2)
+
+
+def feature_edges(vertices, triangles, min_angle_deg=30.0, closed=None):
+    """Sharp edges of a collider mesh, found once: (F,2) vertex-index pairs and (F,2) adjacent triangle ids.
+
+    An edge is sharp when the normals of its two triangles turn by at least min_angle_deg (a cube's edge
+    turns 90°, a flat plane's diagonals 0°). Coincident vertices are welded first, so a mesh split along
+    its sharp edges (flat shading) still has them. closed: the mesh is closed with outward-facing
+    triangles (`Collider.closed`); None tests it here. A closed mesh is one-sided: only its convex edges
+    are kept, with their two triangles (the detection uses those triangles' planes to tell a body edge
+    that has already crossed into the solid). An open mesh is two-sided: every sharp edge, either way it
+    turns, plus its boundary edges (a plate's rim) and edges with more than two triangles, all with
+    triangle ids −1. Edges next to a zero-area triangle are not judged and not kept.
+    """
+    v = np.asarray(vertices, dtype=np.float64)
+    t = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
+        raise InvalidInputError("feature_edges: vertices must be finite with shape (n, 3)")
+    if len(t) and (t.min() < 0 or t.max() >= len(v)):
+        raise InvalidInputError("feature_edges: triangles index vertices out of range")
+    if not 0.0 <= min_angle_deg <= 180.0:
+        raise InvalidInputError(f"feature_edges: min_angle_deg must be in [0, 180], got {min_angle_deg!r}")
+    none = np.zeros((0, 2), np.int64)
+    if len(t) == 0:
+        return none, none.copy()
+    if closed is None:
+        closed = closed_and_oriented(v, t) and enclosed_volume(v, t) > 0.0
+    w = welded_triangles(v, t)
+    rep = np.empty(w.max() + 1, np.int64)
+    rep[w.ravel()] = t.ravel()             # one original vertex per welded position
+    cross = np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]])
+    area2 = np.linalg.norm(cross, axis=1)
+    unit = cross / np.where(area2 > 0.0, area2, 1.0)[:, None]
+    scale = np.einsum("ij,ij->i", v[t[:, 1]] - v[t[:, 0]], v[t[:, 1]] - v[t[:, 0]]) + \
+        np.einsum("ij,ij->i", v[t[:, 2]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]])
+    flat = ~(area2 > 1e-12 * scale)
+    live = (w[:, 0] != w[:, 1]) & (w[:, 1] != w[:, 2]) & (w[:, 2] != w[:, 0])
+    face = np.tile(np.arange(len(t)), 3)
+    a = np.concatenate([w[:, 0], w[:, 1], w[:, 2]])
+    b = np.concatenate([w[:, 1], w[:, 2], w[:, 0]])
+    opp = np.concatenate([w[:, 2], w[:, 0], w[:, 1]])
+    keep = np.tile(live, 3)
+    face, a, b, opp = face[keep], a[keep], b[keep], opp[keep]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    order = np.lexsort((hi, lo))
+    lo, hi, face, a, opp = lo[order], hi[order], face[order], a[order], opp[order]
+    first = np.concatenate([[True], (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.concatenate([starts, [len(lo)]]))
+    pair = starts[counts == 2]
+    f1, f2 = face[pair], face[pair + 1]
+    n1, n2 = unit[f1], unit[f2]
+    consistent = a[pair] != a[pair + 1]     # the two triangles run along the edge in opposite directions
+    cosang = np.einsum("ij,ij->i", n1, n2) * np.where(consistent, 1.0, -1.0)
+    judged = ~(flat[f1] | flat[f2])
+    sharp = judged & (cosang <= math.cos(math.radians(min_angle_deg)) + 1e-12)
+    edge_pts = np.stack([rep[lo[pair]], rep[hi[pair]]], axis=1)
+    if closed:
+        behind = np.einsum("ij,ij->i", n1, v[rep[opp[pair + 1]]] - v[rep[lo[pair]]]) < 0.0
+        sel = sharp & consistent & behind
+        return (np.ascontiguousarray(edge_pts[sel]),
+                np.ascontiguousarray(np.stack([f1[sel], f2[sel]], axis=1)))
+    odd = starts[counts != 2]              # boundary and non-manifold edges
+    out = np.concatenate([edge_pts[sharp], np.stack([rep[lo[odd]], rep[hi[odd]]], axis=1)])
+    return np.ascontiguousarray(out, dtype=np.int64), np.full((len(out), 2), -1, np.int64)
+
+
+class EdgeBVH:
+    """The other side's edges (F,2) in a BVH (core.contact.bvh over degenerate triangles (a, b, b))."""
+
+    def __init__(self, vertices, edges):
+        e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        self.edges = np.ascontiguousarray(e)
+        self.bvh = BVH(np.asarray(vertices, np.float64), np.ascontiguousarray(e[:, [0, 1, 1]]))
+
+    def __len__(self):
+        return len(self.edges)
+
+    def refit(self, v0, v1, pad):
+        """Boxes bound every edge over the step (v0 at start, v1 at end), grown by pad (per edge)."""
+        self.bvh.refit(v0, v1, pad)
+
+
+class EdgeContacts:
+    """Compacted edge–edge contacts (see the module docstring for the fields)."""
+
+    def __init__(self, edges, other_edges, slot_other, slot_s, slot_t, slot_n, slot_gap):
+        ei, k = np.nonzero(slot_other >= 0)
+        self.edge = ei
+        self.points = edges[ei].reshape(-1, 2)
+        self.other = slot_other[ei, k]
+        self.other_points = other_edges[self.other].reshape(-1, 2)
+        self.s = slot_s[ei, k]
+        self.t = slot_t[ei, k]
+        self.normal = slot_n[ei, k].reshape(-1, 3)
+        self.gap = slot_gap[ei, k]
+
+    def __len__(self):
+        return len(self.edge)
+
+    def __repr__(self):
+        return f"EdgeContacts({len(self)})"
+
+
+def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=0.0, side_hint=None,
+                  faces=None, triangles=None, max_per_edge=4):
+    """Edge–edge contacts of a body's edges against `other` (an EdgeBVH) over one step.
+
+    edges (E,2) point ids into p0/p1 (P,3), the body's points at the start and predicted end of the step;
+    v0/v1 (V,3) the other side's vertices at start and end; thickness: scalar or per other edge (F,);
+    margin: pairs whose predicted end gap is below it are kept; search_depth: how far a body edge found
+    on the inner side of a closed collider's edge (faces given) is still pushed back out; side_hint
+    (E,3): the body edge's previous contact normal (zeros: none), orients a pair whose edges touch or,
+    within search_depth + thickness, tells the side without faces; faces (F,2) and triangles: from
+    feature_edges for a closed collider (ids −1 or None: two-sided). Keeps the max_per_edge most
+    violated pairs per body edge. Returns EdgeContacts.
+    """
+    edges = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
+    nf = len(other)
+    thick = np.ascontiguousarray(np.broadcast_to(np.asarray(thickness, np.float64), (nf,)))
+    if side_hint is None:
+        side_hint = np.zeros((len(edges), 3))
+    if faces is None or triangles is None:
+        faces = np.full((nf, 2), -1, np.int64)
+        triangles = np.zeros((0, 3), np.int64)
+    v0 = np.ascontiguousarray(v0, dtype=np.float64)
+    v1 = np.ascontiguousarray(v1, dtype=np.float64)
+    other.refit(v0, v1, thick + margin + search_depth)
+    K = int(max_per_edge)
+    ne = len(edges)
+    slot_other = np.empty((ne, K), np.int64)
+    slot_s = np.empty((ne, K))
+    slot_t = np.empty((ne, K))
+    slot_n = np.empty((ne, K, 3))
+    slot_gap = np.empty((ne, K))
+    b = other.bvh
+    detect_edges(edges, np.ascontiguousarray(p0, dtype=np.float64), np.ascontiguousarray(p1, dtype=np.float64),
+                 other.edges, np.ascontiguousarray(faces, dtype=np.int64),
+                 np.ascontiguousarray(triangles, dtype=np.int64), v0, v1,
+                 b.left, b.right, b.start, b.count, b.order, b.lo, b.hi, thick, float(margin), float(search_depth),
+                 np.ascontiguousarray(side_hint, dtype=np.float64), slot_other, slot_s, slot_t, slot_n, slot_gap)
+    return EdgeContacts(edges, other.edges, slot_other, slot_s, slot_t, slot_n, slot_gap)
+
+
+def edge_stencil(points, s, point_nodes, point_weights):
+    """Solver-row stencil of edge points (1−s) p_i + s p_j: node ids (n,8) (−1 unused) and coefficients
+    (n,8) = [(1−s) w_i, s w_j] over the points' 4 cage nodes each (point_nodes/point_weights (P,4))."""
+    points = np.asarray(points, dtype=np.int64).reshape(-1, 2)
+    s = np.asarray(s, np.float64)
+    node = np.concatenate([point_nodes[points[:, 0]], point_nodes[points[:, 1]]], axis=1)
+    coef = np.concatenate([(1.0 - s)[:, None] * point_weights[points[:, 0]], s[:, None] * point_weights[points[:, 1]]],
+                          axis=1)
+    return np.ascontiguousarray(node), np.ascontiguousarray(np.where(node >= 0, coef, 0.0))
+
+
+@njit(cache=True, inline="always")
+def segment_closest(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
+    """Parameters (s, t) of the closest points a + s(b − a), c + t(d − c) of two non-degenerate segments
+    (Ericson, RTCD 5.1.9); for parallel segments the middle of their overlap (or the nearest ends)."""
+    e1x, e1y, e1z = bx - ax, by - ay, bz - az
+    e2x, e2y, e2z = dx - cx, dy - cy, dz - cz
+    rx, ry, rz = ax - cx, ay - cy, az - cz
+    A = e1x * e1x + e1y * e1y + e1z * e1z
+    E = e2x * e2x + e2y * e2y + e2z * e2z
+    B = e1x * e2x + e1y * e2y + e1z * e2z
+    C = e1x * rx + e1y * ry + e1z * rz
+    F = e2x * rx + e2y * ry + e2z * rz
+    den = A * E - B * B
+    if den > 1e-10 * A * E:
+        s = min(1.0, max(0.0, (B * F - C * E) / den))
+    else:
+        sc = -C / A               # c and d projected on ab, in units of s
+        sd = (B - C) / A
+        lo = max(0.0, min(sc, sd))
+        hi = min(1.0, max(sc, sd))
+        if lo <= hi:
+            s = 0.5 * (lo + hi)
+        else:
+            s = 0.0 if max(sc, sd) < 0.0 else 1.0
+    t = (B * s + F) / E
+    if t < 0.0:
+        t = 0.0
+        s = min(1.0, max(0.0, -C / A))
+    elif t > 1.0:
+        t = 1.0
+        s = min(1.0, max(0.0, (B - C) / A))
+    return s, t
+
+
+@njit(cache=True, inline="always")
+def _unit_normal(tris, f, v):
+    ia, ib, ic = tris[f, 0], tris[f, 1], tris[f, 2]
+    e0x, e0y, e0z = v[ib, 0] - v[ia, 0], v[ib, 1] - v[ia, 1], v[ib, 2] - v[ia, 2]
+    e1x, e1y, e1z = v[ic, 0] - v[ia, 0], v[ic, 1] - v[ia, 1], v[ic, 2] - v[ia, 2]
+    nx = e0y * e1z - e0z * e1y
+    ny = e0z * e1x - e0x * e1z
+    nz = e0x * e1y - e0y * e1x
+    n = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if not n > 0.0:
+        return 0.0, 0.0, 0.0
+    return nx / n, ny / n, nz / n
+
+
+@njit(cache=True, inline="always")
+def _segment_distance(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
+    s, t = segment_closest(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+    ux = ax + s * (bx - ax) - cx - t * (dx - cx)
+    uy = ay + s * (by - ay) - cy - t * (dy - cy)
+    uz = az + s * (bz - az) - cz - t * (dz - cz)
+    return math.sqrt(ux * ux + uy * uy + uz * uz)
+
+
+@njit(cache=True, parallel=True)
+def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, start, count, order, lo, hi,
+                 thickness, margin, search_depth, side_hint, slot_other, slot_s, slot_t, slot_n, slot_gap):
+    """Fill up to K edge–edge contacts per body edge (slot_* of shape (E,K,...), slot_other −1 when empty).
+
+    For a body edge and a candidate other edge (from the BVH, whose boxes must be refit with pad
+    thickness + margin + search_depth), the closest points (s, t) at the start of the step give the
+    direction u from the other edge to the body edge. The side is then: for a closed collider's edge
+    (faces given), inside when u is behind both adjacent triangles' planes (the normal flips, the gap is
+    negative; kept only within search_depth); else, near contact, the side of side_hint; else u. Touching
+    or exactly crossing edges take the normal ±(e1 × e2), oriented by side_hint, else the adjacent
+    triangles' average normal, else against the relative motion. The pair is kept when the gap predicted
+    at the end of the step with s, t and the normal fixed (the solver row's own prediction) is below
+    thickness + margin — a side that flips during the step gives a negative prediction — and the edges
+    really come that close: at the time the predicted gap reaches the thickness, the interpolated
+    segments are within thickness + margin + REACH_SLACK × their relative motion (exact for translation,
+    so a fast edge passing beside a feature edge's end is not mistaken for a crossing). Pairs whose
+    closest point is a body edge's end (s = 0 or 1) are left to the vertex–triangle detection; degenerate
+    or non-finite edges are skipped. slot_gap holds the signed start distance minus thickness.
+    """
+    ne = edges.shape[0]
+    K = slot_other.shape[1]
+    nchunks = (ne + CHUNK - 1) // CHUNK
+    for ch in prange(nchunks):
+        cand = np.empty(CANDIDATES, np.int64)
+        stack = np.empty(STACK_SIZE, np.int64)
+        score = np.empty(K)
+        for i in range(ch * CHUNK, min(ne, (ch + 1) * CHUNK)):
+            for k in range(K):
+                slot_other[i, k] = -1
+            ia, ib = edges[i, 0], edges[i, 1]
+            ax0, ay0, az0 = p0[ia, 0], p0[ia, 1], p0[ia, 2]
+            bx0, by0, bz0 = p0[ib, 0], p0[ib, 1], p0[ib, 2]
+            ax1, ay1, az1 = p1[ia, 0], p1[ia, 1], p1[ia, 2]
+            bx1, by1, bz1 = p1[ib, 0], p1[ib, 1], p1[ib, 2]
+            e1x, e1y, e1z = bx0 - ax0, by0 - ay0, bz0 - az0
+            len1 = e1x * e1x + e1y * e1y + e1z * e1z
+            span = abs(ax0) + abs(ay0) + abs(az0) + abs(bx0) + abs(by0) + abs(bz0)
+            moved = ax1 + ay1 + az1 + bx1 + by1 + bz1
+            if not (len1 > 1e-24 * (span * span + 1e-300) and np.isfinite(span) and np.isfinite(moved)):
+                continue   # degenerate or non-finite body edge
+            hx, hy, hz = side_hint[i, 0], side_hint[i, 1], side_hint[i, 2]
+            has_hint = hx != 0.0 or hy != 0.0 or hz != 0.0
+            nfound = query_box(min(ax0, ax1, bx0, bx1), min(ay0, ay1, by0, by1), min(az0, az1, bz0, bz1),
+                               max(ax0, ax1, bx0, bx1), max(ay0, ay1, by0, by1), max(az0, az1, bz0, bz1),
+                               left, right, start, count, order, lo, hi, stack, cand)
+            nfound = min(nfound, CANDIDATES)
+            used = 0
+            for j in range(nfound):
+                o = cand[j]
+                ic, id_ = other_edges[o, 0], other_edges[o, 1]
+                cx0, cy0, cz0 = v0[ic, 0], v0[ic, 1], v0[ic, 2]
+                dx0, dy0, dz0 = v0[id_, 0], v0[id_, 1], v0[id_, 2]
+                e2x, e2y, e2z = dx0 - cx0, dy0 - cy0, dz0 - cz0
+                len2 = e2x * e2x + e2y * e2y + e2z * e2z
+                ospan = abs(cx0) + abs(cy0) + abs(cz0) + abs(dx0) + abs(dy0) + abs(dz0)
+                if not (len2 > 1e-24 * (ospan * ospan + 1e-300) and np.isfinite(ospan)):
+                    continue   # degenerate or non-finite other edge
+                s, t = segment_closest(ax0, ay0, az0, bx0, by0, bz0, cx0, cy0, cz0, dx0, dy0, dz0)
+                if s <= 0.0 or s >= 1.0:
+                    continue
+                r, q = 1.0 - s, 1.0 - t
+                ux = r * ax0 + s * bx0 - q * cx0 - t * dx0
+                uy = r * ay0 + s * by0 - q * cy0 - t * dy0
+                uz = r * az0 + s * bz0 - q * cz0 - t * dz0
+                # relative displacement of the two contact points over the step
+                mx = r * (ax1 - ax0) + s * (bx1 - bx0) - q * (v1[ic, 0] - cx0) - t * (v1[id_, 0] - dx0)
+                my = r * (ay1 - ay0) + s * (by1 - by0) - q * (v1[ic, 1] - cy0) - t * (v1[id_, 1] - dy0)
+                mz = r * (az1 - az0) + s * (bz1 - bz0) - q * (v1[ic, 2] - cz0) - t * (v1[id_, 2] - dz0)
+                if not np.isfinite(mx + my + mz):
+                    continue
+                tau = thickness[o]
+                n1x = n1y = n1z = n2x = n2y = n2z = 0.0
+                wedge = faces[o, 0] >= 0 and faces[o, 1] >= 0
+                if wedge:
+                    n1x, n1y, n1z = _unit_normal(tris, faces[o, 0], v0)
+                    n2x, n2y, n2z = _unit_normal(tris, faces[o, 1], v0)
+                dist = math.sqrt(ux * ux + uy * uy + uz * uz)
+                if dist > 1e-9 * math.sqrt(len1 + len2):
+                    nx, ny, nz = ux / dist, uy / dist, uz / dist
+                    sign = 1.0
+                    if wedge:
+                        # strictly behind both planes: a body edge lying on a face is outside
+                        if nx * n1x + ny * n1y + nz * n1z < -1e-9 and nx * n2x + ny * n2y + nz * n2z < -1e-9:
+                            sign = -1.0
+                    elif has_hint and dist < search_depth + tau:
+                        if nx * hx + ny * hy + nz * hz < 0.0:
+                            sign = -1.0
+                else:   # touching or crossing exactly: the common perpendicular
+                    dist = 0.0
+                    nx = e1y * e2z - e1z * e2y
+                    ny = e1z * e2x - e1x * e2z
+                    nz = e1x * e2y - e1y * e2x
+                    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+                    if nn > 1e-9 * math.sqrt(len1 * len2):
+                        nx, ny, nz = nx / nn, ny / nn, nz / nn
+                    elif has_hint:   # parallel and touching: any normal to the edge; the hint's part
+                        nx, ny, nz = hx, hy, hz
+                    elif wedge:
+                        nx, ny, nz = n1x + n2x, n1y + n2y, n1z + n2z
+                    else:
+                        nx, ny, nz = -mx, -my, -mz
+                    dot = (nx * e2x + ny * e2y + nz * e2z) / len2
+                    nx, ny, nz = nx - dot * e2x, ny - dot * e2y, nz - dot * e2z
+                    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+                    if not nn > 0.0:
+                        continue
+                    nx, ny, nz = nx / nn, ny / nn, nz / nn
+                    if has_hint:
+                        ref = nx * hx + ny * hy + nz * hz
+                    elif wedge:
+                        ref = nx * (n1x + n2x) + ny * (n1y + n2y) + nz * (n1z + n2z)
+                    else:
+                        ref = -(nx * mx + ny * my + nz * mz)
+                    sign = -1.0 if ref < 0.0 else 1.0
+                nx, ny, nz = sign * nx, sign * ny, sign * nz
+                g0 = sign * dist
+                if g0 < 0.0 and -g0 > search_depth:
+                    continue
+                g1 = g0 + nx * mx + ny * my + nz * mz
+                if g1 >= tau + margin:
+                    continue
+                if g0 > tau:   # approaching from outside: the edges must really meet
+                    tc = (g0 - tau) / (g0 - g1)
+                    rc = 1.0 - tc
+                    dc = _segment_distance(
+                        rc * ax0 + tc * ax1, rc * ay0 + tc * ay1, rc * az0 + tc * az1,
+                        rc * bx0 + tc * bx1, rc * by0 + tc * by1, rc * bz0 + tc * bz1,
+                        rc * cx0 + tc * v1[ic, 0], rc * cy0 + tc * v1[ic, 1], rc * cz0 + tc * v1[ic, 2],
+                        rc * dx0 + tc * v1[id_, 0], rc * dy0 + tc * v1[id_, 1], rc * dz0 + tc * v1[id_, 2])
+                    if dc > tau + margin + REACH_SLACK * math.sqrt(mx * mx + my * my + mz * mz):
+                        continue
+                sc = g1 - tau
+                # one contact seen through two collinear pieces of a subdivided edge: keep one row
+                same = False
+                for m in range(used):
+                    if (slot_n[i, m, 0] * nx + slot_n[i, m, 1] * ny + slot_n[i, m, 2] * nz > 0.9999
+                            and abs(slot_s[i, m] - s) <= 1e-6 and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
+                        same = True
+                if same:
+                    continue
+                if used < K:
+                    k = used
+                    used += 1
+                else:
+                    k = 0
+                    for m in range(1, K):
+                        if score[m] > score[k]:
+                            k = m
+                    if score[k] <= sc:
+                        continue
+                score[k] = sc
+                slot_other[i, k] = o
+                slot_s[i, k] = s
+                slot_t[i, k] = t
+                slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = nx, ny, nz
+                slot_gap[i, k] = g0 - tau
