@@ -1,0 +1,187 @@
+"""Live playback in headless Blender: the stanford bunny (cage, add-on defaults) dropped on a Collision plane, ms per frame.
+
+The frames are driven as live playback drives them: scene.frame_set(f) for f = 1..N, nothing cached, the
+frame handler simulating each frame and writing it back. Prints the median and 90th percentile per frame of
+the whole frame_set, World.step (the solver) split into FEM and contact parts, and the add-on's own work.
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/live_playback.py [--frames 60] [--profile]
+"""
+import argparse
+import cProfile
+import collections
+import functools
+import os
+import pstats
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tests", "blender"))
+import conftest  # noqa: E402  (sets the throwaway Blender user folder before bpy is imported)
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+from addon_testing import link_and_enable  # noqa: E402
+
+BUNNY = os.path.join(REPO, "..", "shared", "models", "stanford-bunny.obj")
+SIZE = 0.5    # m, the bunny's longest side
+GAP = 0.03    # m, between the bunny's lowest vertex and the plane's outer thickness
+
+
+class Timers:
+    """Seconds per named part, accumulated over one frame, by wrapping functions in place. A part's time
+    excludes the timed parts it calls; parts timed inside a solver phase (pass 1, contact pass, stabilisation)
+    are labelled with it."""
+
+    def __init__(self):
+        self.frame = collections.defaultdict(float)
+        self.stack = []
+        self.phase = None
+        self.passes = 0
+
+    def wrap(self, owner, name, label, phase=None):
+        """Replace owner.name by a timed copy adding its exclusive time to `label` (prefixed by the current
+        phase when label starts with ':'); `phase`, a callable, names the phase the call opens."""
+        real = getattr(owner, name)
+
+        @functools.wraps(real)
+        def timed(*args, **kwargs):
+            outer = self.phase
+            if phase is not None:
+                self.phase = phase()
+            key = f"solver {self.phase}{label}" if label.startswith(":") else label
+            t0 = time.perf_counter()
+            self.stack.append(0.0)
+            try:
+                return real(*args, **kwargs)
+            finally:
+                self.phase = outer
+                inner = self.stack.pop()
+                spent = time.perf_counter() - t0
+                self.frame[key] += spent - inner
+                if self.stack:
+                    self.stack[-1] += spent
+        setattr(owner, name, timed)
+
+    def next_pass(self):
+        """Name of the next backward-Euler pass of a step (the World solves a step twice when in contact)."""
+        self.passes += 1
+        return "pass 1" if self.passes % 2 == 1 else "contact pass"
+
+
+def build_scene(softfem):
+    """Factory scene: a 10 m Collision plane and the bunny (longest side SIZE) made a soft body by the operator."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    link_and_enable()
+    scene = bpy.context.scene
+    scene.softfem.cache_directory = tempfile.mkdtemp(prefix="softfem_live_") + os.sep
+    bpy.ops.mesh.primitive_plane_add(size=10.0, location=(0, 0, 0))
+    plane = bpy.context.active_object
+    plane.name = "Floor"
+    plane.modifiers.new("Collision", 'COLLISION')
+    bpy.ops.wm.obj_import(filepath=BUNNY)
+    bunny = bpy.context.selected_objects[0]
+    bunny.name = "Bunny"
+    co = softfem.addon.bridge.read_vertices(bunny.data) @ np.array(bunny.matrix_world)[:3, :3].T
+    lo, hi = co.min(axis=0), co.max(axis=0)
+    s = SIZE / float((hi - lo).max())
+    bunny.scale = (s * bunny.scale[0], s * bunny.scale[1], s * bunny.scale[2])
+    centre = 0.5 * (lo + hi) * s
+    bunny.location = (-centre[0], -centre[1], -lo[2] * s + plane.collision.thickness_outer + GAP)
+    bpy.ops.object.select_all(action='DESELECT')
+    bunny.select_set(True)
+    bpy.context.view_layer.objects.active = bunny
+    t = time.perf_counter()
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    print(f"bunny: {len(bunny.data.vertices)} vertices, {len(bunny.data.polygons)} faces; cage "
+          f"{bunny.softfem.cage_nodes} nodes, {bunny.softfem.cage_tets} tets (resolution {bunny.softfem.resolution}, "
+          f"add_soft_body {time.perf_counter() - t:.1f} s); {scene.softfem.substeps} substeps at "
+          f"{scene.render.fps} fps, E = {bunny.softfem.youngs_modulus:g} Pa")
+    return scene, bunny
+
+
+def instrument(softfem, timers):
+    """Time the solver's passes and contact parts and the add-on's parts (class/module attributes)."""
+    core, addon = softfem.core, softfem.addon
+    world_module = sys.modules[core.World.__module__]
+    stage = sys.modules[core.World.__module__.rpartition(".")[0] + ".contact.stage"]
+
+    def new_step():
+        timers.passes = 0
+        return "step"
+    timers.wrap(core.World, "step", ": other (copies, checks)", phase=new_step)
+    timers.wrap(world_module, "backward_euler_step", ": FEM (Newton + CG)", phase=timers.next_pass)
+    timers.wrap(core.World, "_held_reactions", ": held reactions")
+    timers.wrap(stage.ContactStage, "stabilize", ": contact other", phase=lambda: "stabilisation")
+    timers.wrap(stage.ContactStage, "solve", ": contact other")
+    timers.wrap(stage.ContactStage, "_gather", ": contact detection")
+    timers.wrap(stage, "solve_contacts", ": contact response")
+    timers.wrap(addon.session, "signature", "add-on: signature")
+    timers.wrap(addon.session.Session, "_pin_targets", "add-on: pin targets")
+    timers.wrap(addon.colliders, "frame_targets", "add-on: collider read")
+    timers.wrap(addon.session.Session, "_show", "add-on: write-back")
+    timers.wrap(addon.session.Session, "_store", "add-on: cache write")
+    timers.wrap(addon.session, "frame_changed", "add-on: other")
+
+
+def main():
+    """Build the scene, play it frame by frame, print the figures."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--frames", type=int, default=60)
+    parser.add_argument("--profile", action="store_true", help="also print a cProfile of the played frames")
+    args = parser.parse_args()
+    softfem = link_and_enable()
+    scene, bunny = build_scene(softfem)
+    scene.frame_start, scene.frame_end = 1, args.frames + 1
+    timers = Timers()
+    instrument(softfem, timers)
+    scene.frame_set(1)
+    t = time.perf_counter()
+    scene.frame_set(2)  # JIT compile (or load from numba's cache) and the World build
+    print(f"first simulated frame (numba compile/load, world build): {time.perf_counter() - t:.2f} s")
+    sess = softfem.addon.session.existing(scene)
+    assert sess.error is None, sess.error
+    rows = collections.defaultdict(list)
+    frames_parts = []
+    profile = cProfile.Profile() if args.profile else None
+    lowest = []
+    for f in range(3, args.frames + 2):
+        timers.frame.clear()
+        t0 = time.perf_counter()
+        if profile:
+            profile.enable()
+        scene.frame_set(f)
+        if profile:
+            profile.disable()
+        wall = time.perf_counter() - t0
+        assert sess.error is None and sess.current == f, sess.error
+        parts = dict(timers.frame)
+        solver = sum(v for k, v in parts.items() if k.startswith("solver"))
+        contact = sum(v for k, v in parts.items() if k.startswith("solver") and "contact" in k.split(":")[1]
+                      or k.startswith("solver stabilisation"))
+        addon_time = sum(v for k, v in parts.items() if k.startswith("add-on"))
+        rows["frame_set (wall: everything)"].append(wall)
+        rows["World.step (solver)"].append(solver)
+        rows["  of which contact"].append(contact)
+        rows["  of which FEM and the rest"].append(solver - contact)
+        rows["add-on (frame handler minus World.step)"].append(addon_time)
+        rows["Blender (depsgraph, handlers' caller)"].append(wall - solver - addon_time)
+        frames_parts.append(parts)
+        lowest.append(float(sess.world.bodies[0].x[:, 2].min()))
+    for k in sorted(set().union(*frames_parts)):
+        rows["    " + k] = [p.get(k, 0.0) for p in frames_parts]
+    n = args.frames - 1
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {n} simulated frames "
+          f"(frames 3-{args.frames + 1}); lowest cage node {min(lowest):.3f} m, at the end {lowest[-1]:.3f} m")
+    print(f"{'part':58s} {'median ms':>10s} {'p90 ms':>8s}")
+    for k, v in rows.items():
+        ms = 1000.0 * np.asarray(v)
+        print(f"{k:58s} {np.median(ms):10.1f} {np.percentile(ms, 90):8.1f}")
+    wall = 1000.0 * np.asarray(rows["frame_set (wall: everything)"])
+    print(f"playback: {1000.0 / np.median(wall):.1f} frames per second (median frame), "
+          f"{1000.0 / np.percentile(wall, 90):.1f} at the 90th percentile; target 30")
+    if profile:
+        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+
+
+if __name__ == "__main__":
+    main()
