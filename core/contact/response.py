@@ -169,9 +169,10 @@ def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iter
 
 
 @njit(cache=True)
-def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, surface_vel,
+def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, normal_floor, surface_vel,
                    iterations, tolerance, lam_n, lam_t):
-    """Make every contact's relative normal velocity n·u ≥ vmin, with Coulomb friction |λt| ≤ μ λn.
+    """Make every contact's relative normal velocity n·u ≥ vmin, with Coulomb friction
+    |λt| ≤ μ (λn + normal_floor).
 
     u_c = Σ_s coef[c,s] vel[node[c,s]] − surface_vel[c]; an impulse P on contact c changes
     vel[j] by inv_mass[j] coef P (the embedding's barycentric weights carry it to the nodes,
@@ -180,8 +181,10 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     in units of its own effective mass, order-independent), solved by MPRGP. Friction: a stick
     contact's tangential velocity is cancelled within |λt| ≤ μλn (bounds updated from the normal
     impulses over a few passes; the slip direction is the initial tangential velocity); a slip
-    contact gets friction on the cone's boundary. λn ≥ 0, λt returned in lam_n, lam_t; vel is
-    updated in place. Returns the iterations used.
+    contact gets friction on the cone's boundary. normal_floor (nc,) ≥ 0: a normal impulse already
+    applied to each contact (by the implicit solve; same units as λn), which widens its friction bound
+    from the first pass on. λn ≥ 0, λt returned in lam_n, lam_t; vel is updated in place. Returns the
+    iterations used.
     """
     nc, S = stencil_node.shape
     num_nodes = vel.shape[0]
@@ -231,9 +234,14 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     x = np.zeros(3 * nc)
     lo = np.zeros(3 * nc)
     hi = np.zeros(3 * nc)
+    floor = np.zeros(nc)   # normal_floor in the scaled units of x
     for c in range(nc):
         if scale[c] > 0.0:
             hi[3 * c] = np.inf
+            floor[c] = max(normal_floor[c], 0.0) / scale[c]
+            for d in (1, 2):
+                lo[3 * c + d] = -mu[c] * floor[c]
+                hi[3 * c + d] = mu[c] * floor[c]
     passes = FRICTION_PASSES if mu.max() > 0.0 else 1
     total = 0
     for _ in range(passes):
@@ -241,15 +249,15 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
                         iterations, tolerance)
         for c in range(nc):
             if scale[c] > 0.0:
-                bound = mu[c] * x[3 * c]
+                bound = mu[c] * (x[3 * c] + floor[c])
                 for d in (1, 2):
                     lo[3 * c + d] = -bound
                     hi[3 * c + d] = bound
-    # the tangential impulse within the isotropic cone |λt| ≤ μ λn
+    # the tangential impulse within the isotropic cone |λt| ≤ μ (λn + normal_floor)
     for c in range(nc):
         t1, t2 = x[3 * c + 1], x[3 * c + 2]
         tl = math.sqrt(t1 * t1 + t2 * t2)
-        cap = mu[c] * x[3 * c]
+        cap = mu[c] * (x[3 * c] + floor[c])
         if tl > cap:
             x[3 * c + 1] = t1 * cap / tl
             x[3 * c + 2] = t2 * cap / tl

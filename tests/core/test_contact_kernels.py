@@ -6,6 +6,7 @@ import pytest
 
 from core.contact import ContactStage
 from core.contact.bvh import BVH, STACK_SIZE, query_box
+from core.contact.response import solve_contacts
 from core.contact.triangle import closest_point_barycentric
 from core.errors import InvalidInputError
 from core.tetmesh import TetMesh
@@ -180,3 +181,18 @@ def test_bad_collider_input():
     v = np.tile([0.0, 0, -1e6], (4, 1))              # extreme speed, degenerate triangles present
     st.solve(x, v, np.ones(4), 0.01, [4])
     assert np.all(np.isfinite(v)) and ((x + 0.01 * v)[:, 2] >= -1e-6).all()
+
+
+@pytest.mark.parametrize("floor, mu", [(0.3, 0.5), (3.0, 0.5), (10.0, 0.5), (2.0, 0.0)])
+def test_normal_floor_widens_the_friction_bound(floor, mu):
+    # One node (mass 2) sliding at 1 m/s along a plane it already rests on (no normal velocity): the
+    # solve adds no normal impulse, so friction comes from the floor alone: Δvt = min(1, μ F / m).
+    m = 2.0
+    vel = np.array([[1.0, 0.0, 0.0]])
+    lam_n, lam_t = np.zeros(1), np.zeros((1, 3))
+    solve_contacts(vel, np.array([1 / m]), np.array([[0]]), np.array([[1.0]]), np.array([[0.0, 0, 1]]),
+                   np.zeros(1), np.array([mu]), np.array([floor]), np.zeros((1, 3)), 50, 1e-10, lam_n, lam_t)
+    expected = max(0.0, 1.0 - mu * floor / m)
+    assert np.allclose(vel[0], [expected, 0.0, 0.0], atol=1e-8)
+    assert abs(lam_n[0]) < 1e-12
+    assert np.allclose(lam_t[0], [-m * (1.0 - expected), 0, 0], atol=1e-8)
