@@ -33,7 +33,7 @@ from .colliders import closed_and_oriented, enclosed_volume
 
 CANDIDATES = 1024   # other edges examined per body edge
 CHUNK = 256         # body edges per parallel work item (buffers are allocated per chunk)
-REACH_SLACK = 0.25  # a crossing is kept if the edges pass within this fraction of their relative motion
+REACH_SLACK = 0.05  # a crossing is kept if the edges pass within this fraction of their relative motion
 
 
 def unique_edges(triangles):

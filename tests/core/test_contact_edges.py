@@ -1,0 +1,250 @@
+"""Edge–edge contact detection against brute-force closest points, box edges, continuous crossings and bad input."""
+import numpy as np
+import pytest
+
+from core.contact.edges import EdgeBVH, edge_contacts, edge_stencil, feature_edges, unique_edges
+from core.errors import InvalidInputError
+
+
+def brute_closest(a, b, c, d):
+    """Closest points of segments ab, cd by enumeration: the squared distance is a convex quadratic on the
+    unit square, so its minimum is the interior stationary point or a minimum on one of the four sides."""
+    e1, e2, r = b - a, d - c, a - c
+    A, B, E = e1 @ e1, e1 @ e2, e2 @ e2
+    cands = []
+    M = np.array([[A, -B], [-B, E]])
+    if abs(np.linalg.det(M)) > 1e-12 * A * E:
+        s, t = np.linalg.solve(M, [-(e1 @ r), e2 @ r])
+        if 0 <= s <= 1 and 0 <= t <= 1:
+            cands.append((s, t))
+    for s in (0.0, 1.0):            # sides s = const: nearest t on cd to the point
+        cands.append((s, float(np.clip((a + s * e1 - c) @ e2 / E, 0, 1))))
+    for t in (0.0, 1.0):
+        cands.append((float(np.clip((c + t * e2 - a) @ e1 / A, 0, 1)), t))
+    dists = [np.linalg.norm(a + s * e1 - c - t * e2) for s, t in cands]
+    k = int(np.argmin(dists))
+    return cands[k][0], cands[k][1], dists[k]
+
+
+def cube(lo=(-1.0, -1.0, -1.0), hi=(0.0, 1.0, 0.0)):
+    """Axis-aligned box, 8 vertices, 12 outward triangles."""
+    x = np.array([[lo[0], lo[1], hi[2]], [hi[0], lo[1], hi[2]], [hi[0], hi[1], hi[2]], [lo[0], hi[1], hi[2]],
+                  [lo[0], lo[1], lo[2]], [hi[0], lo[1], lo[2]], [hi[0], hi[1], lo[2]], [lo[0], hi[1], lo[2]]])
+    t = np.array([[0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6], [1, 5, 6], [1, 6, 2], [0, 3, 7], [0, 7, 4],
+                  [0, 4, 5], [0, 5, 1], [3, 2, 6], [3, 6, 7]])
+    return x, t
+
+
+def grid(n, half=1.0, z=0.0):
+    """Flat open (n-1)^2 * 2-triangle grid in the plane z."""
+    g = np.linspace(-half, half, n)
+    X, Y = np.meshgrid(g, g, indexing="ij")
+    v = np.stack([X.ravel(), Y.ravel(), np.full(n * n, z)], 1)
+    i = np.arange(n * n).reshape(n, n)
+    a, b, c, d = i[:-1, :-1].ravel(), i[1:, :-1].ravel(), i[1:, 1:].ravel(), i[:-1, 1:].ravel()
+    return v, np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+
+
+def box_contacts(p0, p1, edges=((0, 1),), thickness=0.0, margin=1e-4, search_depth=0.01, side_hint=None):
+    v, t = cube()
+    fe, faces = feature_edges(v, t)
+    return edge_contacts(np.array(edges), p0, p1, EdgeBVH(v, fe), v, v, thickness, margin, search_depth,
+                         side_hint=side_hint, faces=faces, triangles=t), fe
+
+
+def test_static_random_segments_match_brute_force():
+    rng = np.random.default_rng(1)
+    nb, no = 400, 300
+    pb = rng.uniform(0, 1, (nb, 3))
+    body = np.concatenate([pb, pb + rng.normal(0, 0.06, (nb, 3))])
+    edges = np.stack([np.arange(nb), np.arange(nb) + nb], 1)
+    po = rng.uniform(0, 1, (no, 3))
+    ov = np.concatenate([po, po + rng.normal(0, 0.06, (no, 3))])
+    oe = np.stack([np.arange(no), np.arange(no) + no], 1)
+    tau, margin = 0.01, 0.005
+    ec = edge_contacts(edges, body, body, EdgeBVH(ov, oe), ov, ov, tau, margin, max_per_edge=32)
+    reach = tau + margin
+    expected = {}
+    for i in range(nb):
+        for o in range(no):
+            s, t, d = brute_closest(body[i], body[i + nb], ov[o], ov[o + no])
+            if 1e-9 < s < 1 - 1e-9 and d < reach:
+                expected[(i, o)] = (s, t, d)
+    assert len(expected) > 20
+    got = {(int(i), int(o)): k for k, (i, o) in enumerate(zip(ec.edge, ec.other))}
+    assert set(got) == set(expected)
+    for key, (s, t, d) in expected.items():
+        k = got[key]
+        i, o = key
+        assert ec.s[k] == pytest.approx(s, abs=1e-7) and ec.t[k] == pytest.approx(t, abs=1e-7)
+        assert ec.gap[k] == pytest.approx(d - tau, abs=1e-9)
+        p = (1 - s) * body[i] + s * body[i + nb]
+        q = (1 - t) * ov[o] + t * ov[o + no]
+        assert np.allclose(ec.normal[k], (p - q) / d, atol=1e-6)
+        assert tuple(ec.points[k]) == (i, i + nb) and tuple(ec.other_points[k]) == (o, o + no)
+
+
+def test_box_features_are_its_twelve_edges_even_when_split_per_face():
+    v, t = cube()
+    fe, faces = feature_edges(v, t)
+    assert len(fe) == 12 and np.all(faces >= 0)
+    lengths = sorted(np.round(np.linalg.norm(v[fe[:, 0]] - v[fe[:, 1]], axis=1), 9))
+    assert lengths == [1.0] * 8 + [2.0] * 4
+    # flat shading: every triangle has its own vertices; welding recovers the same 12 edges
+    vs, ts = v[t].reshape(-1, 3), np.arange(36).reshape(12, 3)
+    fs, fas = feature_edges(vs, ts, closed=True)
+    key = lambda x, e: sorted(tuple(sorted(map(tuple, np.round(x[p], 9)))) for p in e)  # noqa: E731
+    assert key(vs, fs) == key(v, fe)
+    assert np.all(fas >= 0)
+
+
+def test_flat_plane_has_only_its_rim_and_its_interior_edges_are_not_reported():
+    v, t = grid(11)
+    fe, faces = feature_edges(v, t, closed=False)
+    assert len(fe) == 40 and np.all(faces == -1)
+    on_rim = np.abs(v[fe]).max(axis=2)   # both ends on |x| = 1 or |y| = 1
+    assert np.allclose(on_rim, 1.0)
+    # a body edge lying on the plane across many interior edges, pressed down: no edge contact
+    p0 = np.array([[-0.55, -0.33, 0.0], [0.47, 0.52, 0.0]])
+    ec = edge_contacts(np.array([[0, 1]]), p0, p0 - [0, 0, 0.01], EdgeBVH(v, fe), v, v, 0.0, 1e-4)
+    assert len(ec) == 0
+
+
+def test_concave_edges_of_a_closed_mesh_are_not_features():
+    # an L-shaped step as two boxes merged: 6 x 2 outline extruded; its inner corner edge is concave
+    outline = np.array([[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]], float)
+    bottom = np.c_[outline, np.zeros(6)]
+    v = np.vstack([bottom, bottom + [0, 0, 1]])
+    caps = np.array([[0, 1, 2], [0, 2, 3], [0, 3, 5], [3, 4, 5]])
+    sides = np.concatenate([[[k, (k + 1) % 6, 6 + (k + 1) % 6], [k, 6 + (k + 1) % 6, 6 + k]] for k in range(6)])
+    t = np.concatenate([caps[:, ::-1], caps + 6, sides])
+    fe, _ = feature_edges(v, t)
+    concave = {3, 9}   # the vertical edge at the inner corner (1, 1)
+    assert len(fe) == 17
+    assert not any(set(e) == concave for e in fe.tolist())
+    fe_open, _ = feature_edges(v, t, closed=False)   # two-sided: the concave edge is sharp from the other side
+    assert len(fe_open) == 18
+
+
+def test_body_edge_across_a_box_top_edge_moving_down():
+    # the box occupies x in [-1, 0], z in [-1, 0]; its top edge along y at x = 0, z = 0
+    p0 = np.array([[-0.4, 0.2, 0.01], [0.6, 0.2, 0.01]])
+    ec, fe = box_contacts(p0, p0 - [0, 0, 0.02])
+    assert len(ec) == 1
+    a, b = cube()[0][fe[ec.other[0]]]
+    assert {tuple(a), tuple(b)} == {(0.0, -1.0, 0.0), (0.0, 1.0, 0.0)}
+    assert ec.s[0] == pytest.approx(0.4)
+    assert ((1 - ec.t[0]) * a + ec.t[0] * b)[1] == pytest.approx(0.2)
+    assert np.allclose(ec.normal[0], [0, 0, 1]) and ec.gap[0] == pytest.approx(0.01)
+    # tilted: drooping over the edge, the normal is the closest-point direction (reference: brute force)
+    p0 = np.array([[-0.4, 0.2, 0.1], [0.6, 0.2, -0.1]])
+    ec, fe = box_contacts(p0, p0 - [0, 0, 0.06])
+    assert len(ec) == 1
+    a, b = cube()[0][fe[ec.other[0]]]
+    s, t, d = brute_closest(p0[0], p0[1], a, b)
+    p, q = (1 - s) * p0[0] + s * p0[1], (1 - t) * a + t * b
+    assert ec.s[0] == pytest.approx(s) and np.allclose(ec.normal[0], (p - q) / d) and ec.gap[0] == pytest.approx(d)
+    # moving away: nothing to hold
+    p0 = np.array([[-0.4, 0.2, 0.01], [0.6, 0.2, 0.01]])
+    assert len(box_contacts(p0, p0 + [0, 0, 0.02])[0]) == 0
+
+
+def test_edge_already_crossed_into_the_box_is_pushed_back_out():
+    # the body edge's middle is 3 mm inside the box's top edge (below the top face, behind the side face)
+    p0 = np.array([[-0.3, 0.0, 0.3], [0.3, 0.0, -0.3]]) + [-0.003, 0.0, -0.003]
+    ec, _ = box_contacts(p0, p0)
+    assert len(ec) == 1
+    assert np.allclose(ec.normal[0], [np.sqrt(0.5), 0, np.sqrt(0.5)])
+    assert ec.gap[0] == pytest.approx(-0.003 * np.sqrt(2))
+    # deeper than search_depth: not this edge's business
+    assert len(box_contacts(p0 - [0.02, 0, 0.02], p0 - [0.02, 0, 0.02])[0]) == 0
+
+
+def test_exactly_crossing_edges_take_the_oriented_cross_product():
+    p0 = np.array([[-0.5, 0.2, 0.0], [0.5, 0.2, 0.0]])   # lies on the top face, across the top edge
+    ec, _ = box_contacts(p0, p0)
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1]) and ec.gap[0] == pytest.approx(0.0)
+    ec, _ = box_contacts(p0, p0, thickness=0.002)
+    assert ec.gap[0] == pytest.approx(-0.002)
+    # without faces (two-sided / another body): the previous side, else against the motion
+    v, t = cube()
+    fe, _ = feature_edges(v, t)
+    other = EdgeBVH(v, fe)
+    ec = edge_contacts(np.array([[0, 1]]), p0, p0, other, v, v, 0.0, 1e-4, side_hint=np.array([[0, 0, -1.0]]))
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, -1])
+    ec = edge_contacts(np.array([[0, 1]]), p0, p0 - [0, 0, 0.01], other, v, v, 0.0, 1e-4)
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1])
+
+
+def test_parallel_edges():
+    # a body edge 5 mm above the box's top edge, along it, overlapping y in [0.5, 1]
+    p0 = np.array([[0.0, 0.5, 0.005], [0.0, 1.5, 0.005]])
+    ec, fe = box_contacts(p0, p0 - [0, 0, 0.01])
+    v = cube()[0]
+    k = [j for j in range(len(ec)) if set(map(tuple, v[fe[ec.other[j]]])) == {(0.0, -1.0, 0.0), (0.0, 1.0, 0.0)}]
+    assert len(k) == 1
+    k = k[0]
+    assert ec.s[k] == pytest.approx(0.25)          # the middle of the overlap
+    a, b = v[fe[ec.other[k]]]
+    assert ((1 - ec.t[k]) * a + ec.t[k] * b)[1] == pytest.approx(0.75)
+    assert np.allclose(ec.normal[k], [0, 0, 1]) and ec.gap[k] == pytest.approx(0.005)
+    # parallel and touching exactly: the adjacent faces' average normal (perpendicular to the edge)
+    p0 = np.array([[0.0, 0.5, 0.0], [0.0, 1.5, 0.0]])
+    ec, fe = box_contacts(p0, p0)
+    k = [j for j in range(len(ec)) if set(map(tuple, v[fe[ec.other[j]]])) == {(0.0, -1.0, 0.0), (0.0, 1.0, 0.0)}]
+    assert len(k) == 1 and np.allclose(ec.normal[k[0]], [np.sqrt(0.5), 0, np.sqrt(0.5)])
+
+
+def test_fast_edge_crossing_a_feature_edge_within_the_step_is_caught():
+    # 1 m/step: starts 0.5 m above the box's top edge, ends 0.5 m below it (both ends clear at start and end)
+    p0 = np.array([[-0.5, 0.3, 0.5], [0.5, 0.3, 0.5]])
+    p1 = p0 - [0, 0, 1.0]
+    ec, _ = box_contacts(p0, p1)
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1]) and ec.gap[0] == pytest.approx(0.5)
+    # the same fast edge crossing a moving other edge (relative motion only)
+    seg = np.array([[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]])
+    e = np.array([[0, 1]])
+    ec = edge_contacts(e, p0, p0 - [0, 0, 0.3], EdgeBVH(seg, e), seg, seg + [0, 0, 0.7], 0.0, 1e-4)
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1])
+    # passing 0.13 m beside the other segment's end: lines cross, segments never meet: not reported
+    q0 = np.array([[-0.5, 0.6, 0.5], [0.5, 1.8, 0.5]])
+    ec = edge_contacts(e, q0, q0 - [0, 0, 1.0], EdgeBVH(seg, e), seg, seg, 0.0, 1e-4)
+    assert len(ec) == 0
+    # the same slanted edge crossing within the segment is reported
+    q0 = q0 - [0, 0.7, 0]
+    ec = edge_contacts(e, q0, q0 - [0, 0, 1.0], EdgeBVH(seg, e), seg, seg, 0.0, 1e-4)
+    assert len(ec) == 1 and ec.normal[0, 2] > 0.99
+
+
+def test_degenerate_and_nan_edges_are_skipped():
+    seg = np.array([[0.0, -1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, np.nan], [0.0, 0.2, 0.0]])
+    oe = np.array([[0, 1], [2, 2], [3, 4], [0, 3]])
+    p0 = np.array([[-0.5, 0.3, 0.005], [0.5, 0.3, 0.005], [0.1, 0.3, 0.005], [np.nan, 0.0, 0.0],
+                   [0.0, np.inf, 0.0]])
+    edges = np.array([[0, 1], [2, 2], [0, 3], [3, 4], [2, 4]])
+    ec = edge_contacts(edges, p0, p0 - [0, 0, 0.01], EdgeBVH(seg, oe), seg, seg, 0.0, 1e-4)
+    assert ec.edge.tolist() == [0] and ec.other.tolist() == [0]
+    assert np.all(np.isfinite(ec.normal)) and np.all(np.isfinite(ec.gap))
+    empty = edge_contacts(np.zeros((0, 2), np.int64), p0, p0, EdgeBVH(seg, np.zeros((0, 2))), seg, seg, 0.0, 1e-4)
+    assert len(empty) == 0
+
+
+def test_feature_edges_bad_input():
+    v, t = cube()
+    with pytest.raises(InvalidInputError):
+        feature_edges(v, t + 20)
+    with pytest.raises(InvalidInputError):
+        feature_edges(np.where(v == 0, np.nan, v), t)
+    fe, faces = feature_edges(v, np.zeros((0, 3), np.int64))
+    assert fe.shape == (0, 2) and faces.shape == (0, 2)
+
+
+def test_unique_edges_and_stencil():
+    v, t = grid(3)
+    e = unique_edges(t)
+    assert len(e) == len(v) + len(t) - 1    # Euler: V - E + F = 1 for a disc
+    nodes = np.array([[0, 1, 2, -1], [3, 4, 5, 6]])
+    weights = np.array([[0.2, 0.3, 0.5, 0.0], [0.1, 0.2, 0.3, 0.4]])
+    node, coef = edge_stencil(np.array([[0, 1]]), np.array([0.25]), nodes, weights)
+    assert node.tolist() == [[0, 1, 2, -1, 3, 4, 5, 6]]
+    assert np.allclose(coef, [[0.15, 0.225, 0.375, 0.0, 0.025, 0.05, 0.075, 0.1]])
