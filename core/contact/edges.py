@@ -130,8 +130,11 @@ class EdgeBVH:
 class EdgeContacts:
     """Compacted edge–edge contacts (see the module docstring for the fields)."""
 
-    def __init__(self, edges, other_edges, slot_other, slot_s, slot_t, slot_n, slot_gap):
-        ei, k = np.nonzero(slot_other >= 0)
+    def __init__(self, edges, other_edges, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap):
+        live = np.flatnonzero(slot_count)
+        num = slot_count[live]
+        ei = np.repeat(live, num)
+        k = np.arange(len(ei)) - np.repeat(np.cumsum(num) - num, num)
         self.edge = ei
         self.points = edges[ei].reshape(-1, 2)
         self.other = slot_other[ei, k]
@@ -174,6 +177,7 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     other.refit(v0, v1, thick + margin + search_depth)
     K = int(max_per_edge)
     ne = len(edges)
+    slot_count = np.empty(ne, np.int64)
     slot_other = np.empty((ne, K), np.int64)
     slot_s = np.empty((ne, K))
     slot_t = np.empty((ne, K))
@@ -184,8 +188,9 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
                  other.edges, np.ascontiguousarray(faces, dtype=np.int64),
                  np.ascontiguousarray(triangles, dtype=np.int64), v0, v1,
                  b.left, b.right, b.start, b.count, b.order, b.lo, b.hi, thick, float(margin), float(search_depth),
-                 np.ascontiguousarray(side_hint, dtype=np.float64), slot_other, slot_s, slot_t, slot_n, slot_gap)
-    return EdgeContacts(edges, other.edges, slot_other, slot_s, slot_t, slot_n, slot_gap)
+                 np.ascontiguousarray(side_hint, dtype=np.float64), slot_count, slot_other, slot_s, slot_t, slot_n,
+                 slot_gap)
+    return EdgeContacts(edges, other.edges, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
 
 
 def edge_stencil(points, s, point_nodes, point_weights):
@@ -258,8 +263,10 @@ def _segment_distance(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
 
 @njit(cache=True, parallel=True)
 def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, start, count, order, lo, hi,
-                 thickness, margin, search_depth, side_hint, slot_other, slot_s, slot_t, slot_n, slot_gap):
-    """Fill up to K edge–edge contacts per body edge (slot_* of shape (E,K,...), slot_other −1 when empty).
+                 thickness, margin, search_depth, side_hint, slot_count, slot_other, slot_s, slot_t, slot_n,
+                 slot_gap):
+    """Fill up to K edge–edge contacts per body edge: slot_count (E,) how many, slot_* (E,K,...) the first
+    slot_count[i] of them (the rest is left unwritten).
 
     For a body edge and a candidate other edge (from the BVH, whose boxes must be refit with pad
     thickness + margin + search_depth), the closest points (s, t) at the start of the step give the
@@ -284,8 +291,7 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
         stack = np.empty(STACK_SIZE, np.int64)
         score = np.empty(K)
         for i in range(ch * CHUNK, min(ne, (ch + 1) * CHUNK)):
-            for k in range(K):
-                slot_other[i, k] = -1
+            slot_count[i] = 0
             ia, ib = edges[i, 0], edges[i, 1]
             ax0, ay0, az0 = p0[ia, 0], p0[ia, 1], p0[ia, 2]
             bx0, by0, bz0 = p0[ib, 0], p0[ib, 1], p0[ib, 2]
@@ -379,7 +385,7 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                 if g1 >= tau + margin:
                     continue
                 if g0 > tau:   # approaching from outside: the edges must really meet
-                    tc = (g0 - tau) / (g0 - g1)
+                    tc = (g0 - tau) / (g0 - g1) if g1 < tau else 1.0
                     rc = 1.0 - tc
                     dc = _segment_distance(
                         rc * ax0 + tc * ax1, rc * ay0 + tc * ay1, rc * az0 + tc * az1,
@@ -413,3 +419,4 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                 slot_t[i, k] = t
                 slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = nx, ny, nz
                 slot_gap[i, k] = g0 - tau
+            slot_count[i] = used
