@@ -17,9 +17,10 @@ Contract (the stage calls, per step, in this order):
 
 `ec` (EdgeContacts) holds, per contact: edge (n,) body edge id, points (n,2) its point ids, s (n,) with
 contact point (1−s) p_i + s p_j, other (n,) other edge id, other_points (n,2), t (n,) with point
-(1−t) v_a + t v_b, normal (n,3) pushing the body edge away from the other edge, gap (n,) signed distance
-minus thickness at the start of the step (negative when crossing or within the thickness). The row's
-predicted end gap n·(p(s) − q(t))|end − thickness is below margin for every reported pair.
+(1−t) v_a + t v_b, normal (n,3) pushing the body edge away from the other edge, gap (n,) the start-of-step
+separation n·(p(s) − q(t)) minus thickness (the signed distance for edges near each other at the start;
+negative when crossing or within the thickness). For a pair approaching within the step, (s, t) are the
+points that meet and n the separating direction at the start.
 """
 import math
 
@@ -34,6 +35,8 @@ from .colliders import closed_and_oriented, enclosed_volume
 CANDIDATES = 1024   # other edges examined per body edge
 CHUNK = 256         # body edges per parallel work item (buffers are allocated per chunk)
 REACH_SLACK = 0.05  # a crossing is kept if the edges pass within this fraction of their relative motion
+GOLDEN = 0.6180339887498949
+GOLDEN_STEPS = 24   # golden-section steps for the time of closest approach (interval shrinks to 1e-5)
 
 
 def unique_edges(triangles):
@@ -253,12 +256,20 @@ def _unit_normal(tris, f, v):
 
 
 @njit(cache=True, inline="always")
-def _segment_distance(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
+def _closest_at(time, p0, p1, ia, ib, v0, v1, ic, id_):
+    """Closest-point parameters (s, t) and distance of the body edge (ia, ib) and the other edge (ic, id_),
+    both interpolated linearly to `time` in [0, 1] of the step."""
+    r = 1.0 - time
+    ax, ay, az = r * p0[ia, 0] + time * p1[ia, 0], r * p0[ia, 1] + time * p1[ia, 1], r * p0[ia, 2] + time * p1[ia, 2]
+    bx, by, bz = r * p0[ib, 0] + time * p1[ib, 0], r * p0[ib, 1] + time * p1[ib, 1], r * p0[ib, 2] + time * p1[ib, 2]
+    cx, cy, cz = r * v0[ic, 0] + time * v1[ic, 0], r * v0[ic, 1] + time * v1[ic, 1], r * v0[ic, 2] + time * v1[ic, 2]
+    dx, dy, dz = (r * v0[id_, 0] + time * v1[id_, 0], r * v0[id_, 1] + time * v1[id_, 1],
+                  r * v0[id_, 2] + time * v1[id_, 2])
     s, t = segment_closest(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
     ux = ax + s * (bx - ax) - cx - t * (dx - cx)
     uy = ay + s * (by - ay) - cy - t * (dy - cy)
     uz = az + s * (bz - az) - cz - t * (dz - cz)
-    return math.sqrt(ux * ux + uy * uy + uz * uz)
+    return s, t, math.sqrt(ux * ux + uy * uy + uz * uz)
 
 
 @njit(cache=True, parallel=True)
@@ -275,13 +286,14 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
     negative; kept only within search_depth); else, near contact, the side of side_hint; else u. Touching
     or exactly crossing edges take the normal ±(e1 × e2), oriented by side_hint, else the adjacent
     triangles' average normal, else against the relative motion. The pair is kept when the gap predicted
-    at the end of the step with s, t and the normal fixed (the solver row's own prediction) is below
-    thickness + margin — a side that flips during the step gives a negative prediction — and the edges
-    really come that close: at the time the predicted gap reaches the thickness, the interpolated
-    segments are within thickness + margin + REACH_SLACK × their relative motion (exact for translation,
-    so a fast edge passing beside a feature edge's end is not mistaken for a crossing). Pairs whose
-    closest point is a body edge's end (s = 0 or 1) are left to the vertex–triangle detection; degenerate
-    or non-finite edges are skipped. slot_gap holds the signed start distance minus thickness.
+    at the end of the step along that normal is below thickness + margin (a side that flips during the
+    step predicts a negative gap) and, for edges approaching from beyond the thickness, when they really
+    come within thickness + margin (+ REACH_SLACK × their relative motion): their least distance after
+    the time the normal allows contact (golden-section search; exact for translating edges, whose
+    distance is convex in time), so a fast edge passing beside a feature edge's end is no crossing. The
+    row then acts at the points of closest approach (s, t), its gaps measured along the start normal.
+    Pairs whose point is a body edge's end (s = 0 or 1) are left to the vertex–triangle detection; degenerate
+    or non-finite edges are skipped. slot_gap holds the row's start gap along the normal minus thickness.
     """
     ne = edges.shape[0]
     K = slot_other.shape[1]
@@ -321,8 +333,6 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                 if not (len2 > 1e-24 * (ospan * ospan + 1e-300) and np.isfinite(ospan)):
                     continue   # degenerate or non-finite other edge
                 s, t = segment_closest(ax0, ay0, az0, bx0, by0, bz0, cx0, cy0, cz0, dx0, dy0, dz0)
-                if s <= 0.0 or s >= 1.0:
-                    continue
                 r, q = 1.0 - s, 1.0 - t
                 ux = r * ax0 + s * bx0 - q * cx0 - t * dx0
                 uy = r * ay0 + s * by0 - q * cy0 - t * dy0
@@ -384,16 +394,39 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                 g1 = g0 + nx * mx + ny * my + nz * mz
                 if g1 >= tau + margin:
                     continue
-                if g0 > tau:   # approaching from outside: the edges must really meet
+                if g0 > tau:
+                    # Approaching from outside. The start normal separates the edges, so along it they cannot
+                    # meet before tc; after tc, their distance is convex in time for translating edges: its
+                    # minimum over [tc, 1] (golden-section search) says whether and where they really meet.
                     tc = (g0 - tau) / (g0 - g1) if g1 < tau else 1.0
-                    rc = 1.0 - tc
-                    dc = _segment_distance(
-                        rc * ax0 + tc * ax1, rc * ay0 + tc * ay1, rc * az0 + tc * az1,
-                        rc * bx0 + tc * bx1, rc * by0 + tc * by1, rc * bz0 + tc * bz1,
-                        rc * cx0 + tc * v1[ic, 0], rc * cy0 + tc * v1[ic, 1], rc * cz0 + tc * v1[ic, 2],
-                        rc * dx0 + tc * v1[id_, 0], rc * dy0 + tc * v1[id_, 1], rc * dz0 + tc * v1[id_, 2])
-                    if dc > tau + margin + REACH_SLACK * math.sqrt(mx * mx + my * my + mz * mz):
+                    ta, tb = tc, 1.0
+                    tl = tb - GOLDEN * (tb - ta)
+                    tr = ta + GOLDEN * (tb - ta)
+                    fl = _closest_at(tl, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                    fr = _closest_at(tr, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                    for _ in range(GOLDEN_STEPS):
+                        if fl <= fr:
+                            tb, tr, fr = tr, tl, fl
+                            tl = tb - GOLDEN * (tb - ta)
+                            fl = _closest_at(tl, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                        else:
+                            ta, tl, fl = tl, tr, fr
+                            tr = ta + GOLDEN * (tb - ta)
+                            fr = _closest_at(tr, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                    s, t, dm = _closest_at(0.5 * (ta + tb), p0, p1, ia, ib, v0, v1, ic, id_)
+                    if dm > tau + margin + REACH_SLACK * math.sqrt(mx * mx + my * my + mz * mz):
                         continue
+                    # the row acts at the points that meet; its gaps are measured along the start normal
+                    r, q = 1.0 - s, 1.0 - t
+                    g0 = (nx * (r * ax0 + s * bx0 - q * cx0 - t * dx0) + ny * (r * ay0 + s * by0 - q * cy0 - t * dy0)
+                          + nz * (r * az0 + s * bz0 - q * cz0 - t * dz0))
+                    g1 = g0 + (nx * (r * (ax1 - ax0) + s * (bx1 - bx0) - q * (v1[ic, 0] - cx0) - t * (v1[id_, 0] - dx0))
+                               + ny * (r * (ay1 - ay0) + s * (by1 - by0) - q * (v1[ic, 1] - cy0)
+                                       - t * (v1[id_, 1] - dy0))
+                               + nz * (r * (az1 - az0) + s * (bz1 - bz0) - q * (v1[ic, 2] - cz0)
+                                       - t * (v1[id_, 2] - dz0)))
+                if s <= 0.0 or s >= 1.0:
+                    continue
                 sc = g1 - tau
                 # one contact seen through two collinear pieces of a subdivided edge: keep one row
                 same = False

@@ -6,24 +6,34 @@ from core.contact.edges import EdgeBVH, edge_contacts, edge_stencil, feature_edg
 from core.errors import InvalidInputError
 
 
-def brute_closest(a, b, c, d):
-    """Closest points of segments ab, cd by enumeration: the squared distance is a convex quadratic on the
-    unit square, so its minimum is the interior stationary point or a minimum on one of the four sides."""
+def brute_closest_many(a, b, c, d):
+    """Closest points of segments ab, cd (arrays (n,3)) by enumeration: the squared distance is a convex
+    quadratic on the unit square, so its minimum is the interior stationary point or a minimum on one of
+    the four sides. Returns s, t, distance (n,)."""
     e1, e2, r = b - a, d - c, a - c
-    A, B, E = e1 @ e1, e1 @ e2, e2 @ e2
-    cands = []
-    M = np.array([[A, -B], [-B, E]])
-    if abs(np.linalg.det(M)) > 1e-12 * A * E:
-        s, t = np.linalg.solve(M, [-(e1 @ r), e2 @ r])
-        if 0 <= s <= 1 and 0 <= t <= 1:
-            cands.append((s, t))
-    for s in (0.0, 1.0):            # sides s = const: nearest t on cd to the point
-        cands.append((s, float(np.clip((a + s * e1 - c) @ e2 / E, 0, 1))))
-    for t in (0.0, 1.0):
-        cands.append((float(np.clip((c + t * e2 - a) @ e1 / A, 0, 1)), t))
-    dists = [np.linalg.norm(a + s * e1 - c - t * e2) for s, t in cands]
-    k = int(np.argmin(dists))
-    return cands[k][0], cands[k][1], dists[k]
+    dot = lambda x, y: np.einsum("ij,ij->i", x, y)  # noqa: E731
+    A, B, E, C, F = dot(e1, e1), dot(e1, e2), dot(e2, e2), dot(e1, r), dot(e2, r)
+    det = A * E - B * B
+    ok = det > 1e-12 * A * E
+    si = np.where(ok, (B * F - C * E) / np.where(ok, det, 1.0), -1.0)
+    ti = np.where(ok, (A * F - B * C) / np.where(ok, det, 1.0), -1.0)
+    inside = ok & (si >= 0) & (si <= 1) & (ti >= 0) & (ti <= 1)
+    cands = [(np.where(inside, si, 0.0), np.where(inside, ti, 0.0), inside)]
+    for side in (0.0, 1.0):   # s = side: nearest t on cd; t = side: nearest s on ab
+        cands.append((np.full(len(a), side), np.clip((B * side + F) / E, 0, 1), np.ones(len(a), bool)))
+        cands.append((np.clip((B * side - C) / A, 0, 1), np.full(len(a), side), np.ones(len(a), bool)))
+    best_s, best_t, best_d = np.zeros(len(a)), np.zeros(len(a)), np.full(len(a), np.inf)
+    for s, t, valid in cands:
+        dist = np.linalg.norm(a + s[:, None] * e1 - c - t[:, None] * e2, axis=1)
+        better = valid & (dist < best_d)
+        best_s, best_t, best_d = np.where(better, s, best_s), np.where(better, t, best_t), np.where(better, dist, best_d)
+    return best_s, best_t, best_d
+
+
+def brute_closest(a, b, c, d):
+    """brute_closest_many for one pair of segments: s, t, distance."""
+    s, t, dist = brute_closest_many(*(np.atleast_2d(x) for x in (a, b, c, d)))
+    return s[0], t[0], dist[0]
 
 
 def cube(lo=(-1.0, -1.0, -1.0), hi=(0.0, 1.0, 0.0)):
@@ -64,12 +74,11 @@ def test_static_random_segments_match_brute_force():
     tau, margin = 0.01, 0.005
     ec = edge_contacts(edges, body, body, EdgeBVH(ov, oe), ov, ov, tau, margin, max_per_edge=32)
     reach = tau + margin
-    expected = {}
-    for i in range(nb):
-        for o in range(no):
-            s, t, d = brute_closest(body[i], body[i + nb], ov[o], ov[o + no])
-            if 1e-9 < s < 1 - 1e-9 and d < reach:
-                expected[(i, o)] = (s, t, d)
+    I, O = np.meshgrid(np.arange(nb), np.arange(no), indexing="ij")
+    I, O = I.ravel(), O.ravel()
+    S, T, D = brute_closest_many(body[I], body[I + nb], ov[O], ov[O + no])
+    keep = (S > 1e-9) & (S < 1 - 1e-9) & (D < reach)
+    expected = {(i, o): (s, t, d) for i, o, s, t, d in zip(I[keep], O[keep], S[keep], T[keep], D[keep])}
     assert len(expected) > 20
     got = {(int(i), int(o)): k for k, (i, o) in enumerate(zip(ec.edge, ec.other))}
     assert set(got) == set(expected)
@@ -136,14 +145,15 @@ def test_body_edge_across_a_box_top_edge_moving_down():
     assert ec.s[0] == pytest.approx(0.4)
     assert ((1 - ec.t[0]) * a + ec.t[0] * b)[1] == pytest.approx(0.2)
     assert np.allclose(ec.normal[0], [0, 0, 1]) and ec.gap[0] == pytest.approx(0.01)
-    # tilted: drooping over the edge, the normal is the closest-point direction (reference: brute force)
+    # tilted, drooping over the edge: the normal is the start closest-point direction (reference: brute force)
     p0 = np.array([[-0.4, 0.2, 0.1], [0.6, 0.2, -0.1]])
     ec, fe = box_contacts(p0, p0 - [0, 0, 0.06])
     assert len(ec) == 1
     a, b = cube()[0][fe[ec.other[0]]]
     s, t, d = brute_closest(p0[0], p0[1], a, b)
     p, q = (1 - s) * p0[0] + s * p0[1], (1 - t) * a + t * b
-    assert ec.s[0] == pytest.approx(s) and np.allclose(ec.normal[0], (p - q) / d) and ec.gap[0] == pytest.approx(d)
+    assert ec.s[0] == pytest.approx(0.4, abs=1e-6)     # the row acts where the edges meet, above the box edge
+    assert np.allclose(ec.normal[0], (p - q) / d) and ec.gap[0] == pytest.approx(d)
     # moving away: nothing to hold
     p0 = np.array([[-0.4, 0.2, 0.01], [0.6, 0.2, 0.01]])
     assert len(box_contacts(p0, p0 + [0, 0, 0.02])[0]) == 0
@@ -248,3 +258,41 @@ def test_unique_edges_and_stencil():
     node, coef = edge_stencil(np.array([[0, 1]]), np.array([0.25]), nodes, weights)
     assert node.tolist() == [[0, 1, 2, -1, 3, 4, 5, 6]]
     assert np.allclose(coef, [[0.15, 0.225, 0.375, 0.0, 0.025, 0.05, 0.075, 0.1]])
+
+
+def test_translating_random_segments_that_meet_are_all_reported():
+    """Continuous and conservative: every pair of translating segments that comes within the thickness
+    during the step (brute force over 201 times) from outside it is reported, at the points that meet."""
+    rng = np.random.default_rng(5)
+    nb, no = 300, 200
+    pb = rng.uniform(0, 1, (nb, 3))
+    body = np.concatenate([pb, pb + rng.normal(0, 0.08, (nb, 3))])
+    edges = np.stack([np.arange(nb), np.arange(nb) + nb], 1)
+    po = rng.uniform(0, 1, (no, 3))
+    ov = np.concatenate([po, po + rng.normal(0, 0.08, (no, 3))])
+    oe = np.stack([np.arange(no), np.arange(no) + no], 1)
+    mb = np.tile(rng.normal(0, 0.1, (nb, 3)), (2, 1))   # each segment translates (fast: longer than itself)
+    mo = np.tile(rng.normal(0, 0.05, (no, 3)), (2, 1))
+    tau = 0.002
+    ec = edge_contacts(edges, body, body + mb, EdgeBVH(ov, oe), ov, ov + mo, tau, 1e-4, max_per_edge=64)
+    got = {(int(i), int(o)): k for k, (i, o) in enumerate(zip(ec.edge, ec.other))}
+    # candidate pairs: swept boxes within the thickness; then the distance at 2001 times of the step
+    pts_b = np.stack([body[:nb], body[nb:], body[:nb] + mb[:nb], body[nb:] + mb[nb:]])
+    pts_o = np.stack([ov[:no], ov[no:], ov[:no] + mo[:no], ov[no:] + mo[no:]])
+    near = np.all((pts_b.min(0)[:, None] <= pts_o.max(0)[None] + tau)
+                  & (pts_b.max(0)[:, None] >= pts_o.min(0)[None] - tau), axis=2)
+    times = np.linspace(0, 1, 2001)
+    met = 0
+    for i, o in zip(*np.nonzero(near)):
+        x = times[:, None]
+        S, T, D = brute_closest_many(body[i] + x * mb[i], body[i + nb] + x * mb[i], ov[o] + x * mo[o],
+                                     ov[o + no] + x * mo[o])
+        k = int(np.argmin(D))
+        if D[0] <= tau or D[k] >= tau or not 0.01 < S[k] < 0.99:
+            continue
+        met += 1
+        assert (i, o) in got, (i, o, S[k], D[k])
+        j = got[(i, o)]
+        assert ec.s[j] == pytest.approx(S[k], abs=0.005) and ec.t[j] == pytest.approx(T[k], abs=0.005)
+        assert ec.normal[j] @ (mb[i] - mo[o]) < 0.0    # approaching along the normal
+    assert met > 15
