@@ -1,4 +1,4 @@
-"""Response kernel: contact pseudo-impulses with Coulomb friction, a bound-constrained QP solved by MPRGP."""
+"""Response kernel: contact pseudo-impulses with Coulomb friction, a bound-constrained QP solved by MPRGP on a working set of rows."""
 import math
 
 import numpy as np
@@ -6,6 +6,9 @@ import numpy as np
 from ..jit import njit
 
 FRICTION_PASSES = 2   # outer passes updating the friction bounds μ λn from the last normal impulses
+GROUP_COS = 0.99      # rows over the same stencil nodes, with the same μ and normals this close, are one group
+ADD_PER_ROUND = 2     # violated rows a group adds to the working set per round
+ROUNDS = 8            # working-set solves per pass (the last but one round adds every violated row)
 
 
 @njit(cache=True)
@@ -169,6 +172,164 @@ def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iter
 
 
 @njit(cache=True)
+def _groups(node, normal, mu):
+    """Group id per row (and the number of groups): rows with the same stencil nodes in the same order, the
+    same μ and normals within GROUP_COS. A group's rows are nearly redundant: many render points in one tet."""
+    nc, S = node.shape
+    key = np.empty(nc, np.int64)
+    for c in range(nc):
+        h = np.int64(1469598103934665603)
+        for s in range(S):
+            h = (h ^ (node[c, s] + 1)) * np.int64(1099511628211)   # FNV-1a over the node ids (wraps)
+        key[c] = h
+    order = np.argsort(key, kind="mergesort")
+    group = np.full(nc, -1, np.int64)
+    ng = 0
+    i = 0
+    while i < nc:
+        j = i
+        while j < nc and key[order[j]] == key[order[i]]:
+            j += 1
+        for a in range(i, j):
+            c = order[a]
+            if group[c] >= 0:
+                continue
+            group[c] = ng
+            for e in range(a + 1, j):
+                d = order[e]
+                if group[d] >= 0 or mu[d] != mu[c]:
+                    continue
+                same = normal[c, 0] * normal[d, 0] + normal[c, 1] * normal[d, 1] + normal[c, 2] * normal[d, 2] \
+                    >= GROUP_COS
+                for s in range(S):
+                    same = same and node[c, s] == node[d, s]
+                if same:
+                    group[d] = ng
+            ng += 1
+        i = j
+    return group, ng
+
+
+@njit(cache=True)
+def _initial_rows(group, ng, coef, b, scale, in_w):
+    """Seed the working set: per group, its most violated row and the rows with the largest weight on each
+    stencil entry (the extreme points of the patch, which span it)."""
+    nc, S = coef.shape
+    worst = np.full(ng, -1, np.int64)
+    top = np.full((ng, S), -1, np.int64)
+    for c in range(nc):
+        if scale[c] <= 0.0:
+            continue
+        g = group[c]
+        if worst[g] < 0 or b[3 * c] / scale[c] > b[3 * worst[g]] / scale[worst[g]]:
+            worst[g] = c
+        for s in range(S):
+            if top[g, s] < 0 or abs(coef[c, s]) > abs(coef[top[g, s], s]):
+                top[g, s] = c
+    for g in range(ng):
+        if worst[g] >= 0:
+            in_w[worst[g]] = True
+        for s in range(S):
+            if top[g, s] >= 0:
+                in_w[top[g, s]] = True
+
+
+@njit(cache=True)
+def _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, use_normal, lo, hi, floor):
+    """Friction bounds ±μ (λn + floor) of the working rows. The floor of a group's rows outside the working
+    set is shared among its working rows (floor, in the scaled units of x), so the group keeps its
+    friction capacity."""
+    nc = mu.shape[0]
+    spare = np.zeros(ng)
+    count = np.zeros(ng)
+    for c in range(nc):
+        if scale[c] > 0.0:
+            if in_w[c]:
+                count[group[c]] += 1.0
+            else:
+                spare[group[c]] += floor_impulse[c]
+    for c in rows:
+        g = group[c]
+        floor[c] = (floor_impulse[c] + spare[g] / count[g]) / scale[c]
+        bound = mu[c] * ((x[3 * c] if use_normal else 0.0) + floor[c])
+        for d in (1, 2):
+            lo[3 * c + d] = -bound
+            hi[3 * c + d] = bound
+
+
+@njit(cache=True)
+def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterations, tolerance):
+    """MPRGP on the working rows only (x updated in place for them); returns the iterations used."""
+    m = rows.shape[0]
+    S = node.shape[1]
+    xs = np.empty(3 * m)
+    bs = np.empty(3 * m)
+    los = np.empty(3 * m)
+    his = np.empty(3 * m)
+    fs = np.empty((m, 3, 3))
+    ss = np.empty(m)
+    ns = np.empty((m, S), np.int64)
+    cs = np.empty((m, S))
+    for i in range(m):
+        c = rows[i]
+        for d in range(3):
+            xs[3 * i + d] = x[3 * c + d]
+            bs[3 * i + d] = b[3 * c + d]
+            los[3 * i + d] = lo[3 * c + d]
+            his[3 * i + d] = hi[3 * c + d]
+        fs[i] = frames[c]
+        ss[i] = scale[c]
+        ns[i] = node[c]
+        cs[i] = coef[c]
+    ptr, entries = _incidence(ns, inv_mass.shape[0])
+    it = _mprgp(xs, bs, los, his, fs, ss, ns, cs, inv_mass, ptr, entries, iterations, tolerance)
+    for i in range(m):
+        for d in range(3):
+            x[3 * rows[i] + d] = xs[3 * i + d]
+    return it
+
+
+@njit(cache=True)
+def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, group, ng, tolerance,
+                  tangential, limit, in_w):
+    """Check every row against the impulses of the working rows; add to the working set, per group, up to
+    `limit` rows that miss their target by more than the tolerance (normal velocity below its minimum; with
+    `tangential`, a tangential velocity left on a row whose group still sticks: none of its working rows at a
+    friction bound). Returns how many rows were added."""
+    nc = scale.shape[0]
+    dv = np.zeros((inv_mass.shape[0], 3))
+    g = np.zeros(3 * nc)
+    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+    g -= b
+    slipping = np.zeros(ng, np.bool_)
+    if tangential:
+        for c in range(nc):
+            if in_w[c] and scale[c] > 0.0:
+                for d in (1, 2):
+                    i = 3 * c + d
+                    if lo[i] >= hi[i] or x[i] <= lo[i] or x[i] >= hi[i]:
+                        slipping[group[c]] = True
+    miss = np.zeros(nc)
+    for c in range(nc):
+        if in_w[c] or scale[c] <= 0.0:
+            continue
+        e = -g[3 * c] / scale[c]
+        if tangential and not slipping[group[c]]:
+            e = max(e, math.sqrt(g[3 * c + 1] ** 2 + g[3 * c + 2] ** 2) / scale[c])
+        miss[c] = e
+    added = 0
+    taken = np.zeros(ng, np.int64)
+    for c in np.argsort(-miss):
+        if miss[c] <= tolerance:
+            break
+        if taken[group[c]] < limit:
+            taken[group[c]] += 1
+            in_w[c] = True
+            added += 1
+    return added
+
+
+@njit(cache=True)
 def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, normal_floor, surface_vel,
                    iterations, tolerance, lam_n, lam_t):
     """Make every contact's relative normal velocity n·u ≥ vmin, with Coulomb friction
@@ -178,13 +339,17 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     vel[j] by inv_mass[j] coef P (the embedding's barycentric weights carry it to the nodes,
     mass-consistently). The impulses are the pseudo-impulses of all contacts at once: the
     bound-constrained QP of the contacts' Delassus operator, Jacobi-scaled (every contact's impulse
-    in units of its own effective mass, order-independent), solved by MPRGP. Friction: a stick
-    contact's tangential velocity is cancelled within |λt| ≤ μλn (bounds updated from the normal
+    in units of its own effective mass, order-independent), solved by MPRGP. Rows over the same nodes
+    with agreeing normals (render points in one tet) are nearly redundant and make that operator
+    ill-conditioned, so the QP is solved on a working set: a few rows per such group, then every row is
+    checked and the ones missing their target by more than the tolerance join, until none does. Friction:
+    a stick contact's tangential velocity is cancelled within |λt| ≤ μλn (bounds updated from the normal
     impulses over a few passes; the slip direction is the initial tangential velocity); a slip
     contact gets friction on the cone's boundary. normal_floor (nc,) ≥ 0: a normal impulse already
     applied to each contact (by the implicit solve; same units as λn), which widens its friction bound
-    from the first pass on. λn ≥ 0, λt returned in lam_n, lam_t; vel is updated in place. Returns the
-    iterations used.
+    from the first pass on; a group's rows outside the working set lend theirs to its working rows, and the
+    group's friction impulse is shared back among all its rows in proportion to their bounds. λn ≥ 0, λt
+    returned in lam_n, lam_t; vel is updated in place. Returns the iterations used.
     """
     nc, S = stencil_node.shape
     num_nodes = vel.shape[0]
@@ -231,29 +396,32 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
         for d in range(3):
             ud = frames[c, d, 0] * ux + frames[c, d, 1] * uy + frames[c, d, 2] * uz
             b[3 * c + d] = scale[c] * (target[d] - ud)
+    floor_impulse = np.maximum(normal_floor, 0.0)
+    group, ng = _groups(stencil_node, normal, mu)
+    in_w = np.zeros(nc, np.bool_)
+    _initial_rows(group, ng, stencil_coef, b, scale, in_w)
     x = np.zeros(3 * nc)
     lo = np.zeros(3 * nc)
     hi = np.zeros(3 * nc)
-    floor = np.zeros(nc)   # normal_floor in the scaled units of x
+    floor = np.zeros(nc)   # the working rows' friction floor in the scaled units of x
     for c in range(nc):
         if scale[c] > 0.0:
             hi[3 * c] = np.inf
-            floor[c] = max(normal_floor[c], 0.0) / scale[c]
-            for d in (1, 2):
-                lo[3 * c + d] = -mu[c] * floor[c]
-                hi[3 * c + d] = mu[c] * floor[c]
     passes = FRICTION_PASSES if mu.max() > 0.0 else 1
     total = 0
-    for _ in range(passes):
-        total += _mprgp(x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries,
-                        iterations, tolerance)
-        for c in range(nc):
-            if scale[c] > 0.0:
-                bound = mu[c] * (x[3 * c] + floor[c])
-                for d in (1, 2):
-                    lo[3 * c + d] = -bound
-                    hi[3 * c + d] = bound
-    # the tangential impulse within the isotropic cone |λt| ≤ μ (λn + normal_floor)
+    for p in range(passes):
+        for r in range(ROUNDS):
+            rows = np.flatnonzero(in_w)
+            _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, p > 0, lo, hi, floor)
+            total += _solve_rows(rows, x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass,
+                                 iterations, tolerance)
+            if r == ROUNDS - 1:
+                break
+            limit = ADD_PER_ROUND if r < ROUNDS - 2 else nc
+            if _add_violated(x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries,
+                             group, ng, tolerance, p == passes - 1, limit, in_w) == 0:
+                break
+    # the tangential impulse within the isotropic cone |λt| ≤ μ (λn + floor)
     for c in range(nc):
         t1, t2 = x[3 * c + 1], x[3 * c + 2]
         tl = math.sqrt(t1 * t1 + t2 * t2)
@@ -268,4 +436,23 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
         lam_n[c] = scale[c] * x[3 * c]
         for k in range(3):
             lam_t[c, k] = scale[c] * (x[3 * c + 1] * frames[c, 1, k] + x[3 * c + 2] * frames[c, 2, k])
+    # a group that borrowed floor from rows outside the working set shares its friction back over all its rows
+    lent = np.zeros(ng)
+    for c in range(nc):
+        if scale[c] > 0.0 and not in_w[c]:
+            lent[group[c]] += floor_impulse[c]
+    share = np.zeros((ng, 3))
+    cap_sum = np.zeros(ng)
+    for c in range(nc):
+        g = group[c]
+        if lent[g] > 0.0 and scale[c] > 0.0:
+            cap_sum[g] += mu[c] * (lam_n[c] + floor_impulse[c])
+            for k in range(3):
+                share[g, k] += lam_t[c, k]
+    for c in range(nc):
+        g = group[c]
+        if lent[g] > 0.0 and scale[c] > 0.0 and cap_sum[g] > 0.0:
+            f = mu[c] * (lam_n[c] + floor_impulse[c]) / cap_sum[g]
+            for k in range(3):
+                lam_t[c, k] = f * share[g, k]
     return total

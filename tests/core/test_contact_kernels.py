@@ -196,3 +196,82 @@ def test_normal_floor_widens_the_friction_bound(floor, mu):
     assert np.allclose(vel[0], [expected, 0.0, 0.0], atol=1e-8)
     assert abs(lam_n[0]) < 1e-12
     assert np.allclose(lam_t[0], [-m * (1.0 - expected), 0, 0], atol=1e-8)
+
+
+def _patch_problem(seed, points=40, mu=0.0):
+    """Many render points embedded in two tets that share a face (5 nodes, masses 1..5), all touching a
+    plane tilted slightly: a strongly redundant set of contact rows."""
+    rng = np.random.default_rng(seed)
+    nodes = 5
+    tets = np.array([[0, 1, 2, 3], [1, 2, 3, 4]])
+    w = rng.dirichlet(np.ones(4), points)
+    node = tets[rng.integers(0, 2, points)]
+    n = np.array([0.05, -0.03, 1.0])
+    normal = np.tile(n / np.linalg.norm(n), (points, 1))
+    vel = rng.normal(0, 0.3, (nodes, 3)) + [0.2, 0, -1.0]
+    inv_mass = 1.0 / np.arange(1.0, nodes + 1)
+    vmin = rng.uniform(-0.2, 0.3, points)
+    return vel, inv_mass, node, w, normal, vmin, np.full(points, mu)
+
+
+def _solve(vel, inv_mass, node, coef, normal, vmin, mu, floor=None, tolerance=1e-9):
+    nc = len(node)
+    vel = vel.copy()
+    lam_n, lam_t = np.zeros(nc), np.zeros((nc, 3))
+    floor = np.zeros(nc) if floor is None else floor
+    solve_contacts(vel, inv_mass, node, coef, normal, vmin, mu, floor, np.zeros((nc, 3)), 200, tolerance,
+                   lam_n, lam_t)
+    return vel, lam_n, lam_t
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_redundant_rows_give_the_velocities_of_an_independent_qp(seed):
+    # Frictionless: the new velocities are the mass-weighted projection of the old ones onto
+    # {n·u_c ≥ vmin_c for every row}, unique whatever the rows' redundancy; reference by SLSQP.
+    from scipy.optimize import minimize
+    vel0, inv_mass, node, coef, normal, vmin, mu = _patch_problem(seed)
+    vel, lam_n, _ = _solve(vel0, inv_mass, node, coef, normal, vmin, mu)
+    J = np.zeros((len(node), vel0.size))
+    for c in range(len(node)):
+        for s in range(4):
+            J[c, 3 * node[c, s]:3 * node[c, s] + 3] += coef[c, s] * normal[c]
+    m = np.repeat(1.0 / inv_mass, 3)
+    v0 = vel0.ravel()
+    ref = minimize(lambda v: 0.5 * np.sum(m * (v - v0) ** 2), v0, jac=lambda v: m * (v - v0), method="SLSQP",
+                   constraints=[{"type": "ineq", "fun": lambda v: J @ v - vmin, "jac": lambda v: J}],
+                   options={"ftol": 1e-14, "maxiter": 500})
+    assert ref.success
+    assert np.abs(vel.ravel() - ref.x).max() < 1e-6
+    assert (J @ vel.ravel() >= vmin - 1e-8).all() and (lam_n >= 0).all()
+    # the impulses are the velocity change: Σ_c coef λn n reaches node j as inv_mass_j times it
+    dv = np.zeros_like(vel)
+    np.add.at(dv, node, (coef * lam_n[:, None])[:, :, None] * normal[:, None, :])
+    assert np.allclose(vel - vel0, inv_mass[:, None] * dv, atol=1e-9)
+
+
+def test_redundant_rows_with_friction_are_order_independent_and_inside_the_cone():
+    vel0, inv_mass, node, coef, normal, vmin, mu = _patch_problem(3, points=60, mu=0.4)
+    floor = np.random.default_rng(4).uniform(0, 0.05, len(node))
+    vel, lam_n, lam_t = _solve(vel0, inv_mass, node, coef, normal, vmin, mu, floor, tolerance=1e-6)
+    un = np.einsum("cs,csd,cd->c", coef, vel[node], normal)
+    assert (un >= vmin - 1e-6).all()
+    assert (np.linalg.norm(lam_t, axis=1) <= mu * (lam_n + floor) + 1e-9).all()
+    assert np.allclose(np.einsum("cd,cd->c", lam_t, normal), 0.0, atol=1e-12)
+    perm = np.random.default_rng(5).permutation(len(node))
+    vel_p, _, _ = _solve(vel0, inv_mass, node[perm], coef[perm], normal[perm], vmin[perm], mu[perm], floor[perm],
+                         tolerance=1e-6)
+    assert np.abs(vel_p - vel).max() < 1e-4
+
+
+@pytest.mark.parametrize("floor, expected", [(0.01, 0.85), (0.1, 0.0)])
+def test_rows_outside_the_working_set_keep_their_friction(floor, expected):
+    # 30 rows on one node (mass 2) sliding at 1 m/s on a plane it rests on: the friction available is
+    # μ Σ floor = 0.3 N·s for floor 0.01 (slip: Δv = 0.15 m/s) and 3 N·s for 0.1 (stick: 2 N·s cancel the
+    # slip), whichever rows the solve works on.
+    k = 30
+    vel, lam_n, lam_t = _solve(np.array([[1.0, 0.0, 0.0]]), np.array([0.5]), np.zeros((k, 1), np.int64),
+                               np.ones((k, 1)), np.tile([0.0, 0, 1], (k, 1)), np.zeros(k), np.full(k, 1.0),
+                               np.full(k, floor))
+    assert np.allclose(vel[0], [expected, 0, 0], atol=1e-7)
+    assert np.allclose(lam_t.sum(axis=0), [-2.0 * (1.0 - expected), 0, 0], atol=1e-7)
+    assert (np.linalg.norm(lam_t, axis=1) <= lam_n + floor + 1e-12).all()
