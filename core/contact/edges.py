@@ -20,7 +20,7 @@ contact point (1−s) p_i + s p_j, other (n,) other edge id, other_points (n,2),
 (1−t) v_a + t v_b, normal (n,3) pushing the body edge away from the other edge, gap (n,) the start-of-step
 separation n·(p(s) − q(t)) minus thickness (the signed distance for edges near each other at the start;
 negative when crossing or within the thickness). For a pair approaching within the step, (s, t) are the
-points that meet and n the separating direction at the start.
+points where the edges first come within thickness + margin and n the separating direction at the start.
 """
 import math
 
@@ -36,7 +36,7 @@ CANDIDATES = 1024   # other edges examined per body edge
 CHUNK = 256         # body edges per parallel work item (buffers are allocated per chunk)
 REACH_SLACK = 0.05  # a crossing is kept if the edges pass within this fraction of their relative motion
 GOLDEN = 0.6180339887498949
-GOLDEN_STEPS = 24   # golden-section steps for the time of closest approach (interval shrinks to 1e-5)
+SEARCH_STEPS = 16   # golden-section / bisection steps over the step's time (the interval shrinks below 5e-4)
 
 
 def unique_edges(triangles):
@@ -169,7 +169,7 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     """
     edges = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
     nf = len(other)
-    thick = np.ascontiguousarray(np.broadcast_to(np.asarray(thickness, np.float64), (nf,)))
+    thick = np.array(np.broadcast_to(np.asarray(thickness, np.float64), (nf,)))   # a writable copy: one kernel signature
     if side_hint is None:
         side_hint = np.zeros((len(edges), 3))
     if faces is None or triangles is None:
@@ -255,7 +255,7 @@ def _unit_normal(tris, f, v):
     return nx / n, ny / n, nz / n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _closest_at(time, p0, p1, ia, ib, v0, v1, ic, id_):
     """Closest-point parameters (s, t) and distance of the body edge (ia, ib) and the other edge (ic, id_),
     both interpolated linearly to `time` in [0, 1] of the step."""
@@ -288,10 +288,11 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
     triangles' average normal, else against the relative motion. The pair is kept when the gap predicted
     at the end of the step along that normal is below thickness + margin (a side that flips during the
     step predicts a negative gap) and, for edges approaching from beyond the thickness, when they really
-    come within thickness + margin (+ REACH_SLACK × their relative motion): their least distance after
-    the time the normal allows contact (golden-section search; exact for translating edges, whose
-    distance is convex in time), so a fast edge passing beside a feature edge's end is no crossing. The
-    row then acts at the points of closest approach (s, t), its gaps measured along the start normal.
+    come within thickness + margin (+ REACH_SLACK × their relative motion) after the time the normal
+    allows contact (their least distance over that interval: exact for translating edges, whose distance
+    is convex in time), so a fast edge passing beside a feature edge's end is no crossing. The row then
+    acts at the points (s, t) where the edges first come within thickness + margin (at their closest
+    approach if only the slack admits them), its gaps measured along the start normal.
     Pairs whose point is a body edge's end (s = 0 or 1) are left to the vertex–triangle detection; degenerate
     or non-finite edges are skipped. slot_gap holds the row's start gap along the normal minus thickness.
     """
@@ -395,27 +396,46 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                 if g1 >= tau + margin:
                     continue
                 if g0 > tau:
-                    # Approaching from outside. The start normal separates the edges, so along it they cannot
-                    # meet before tc; after tc, their distance is convex in time for translating edges: its
-                    # minimum over [tc, 1] (golden-section search) says whether and where they really meet.
+                    # Approaching from outside. The start normal separates the edges, so they cannot meet
+                    # before tc. They meet at tc when closer than thickness + margin there; else their
+                    # distance, convex in time for translating edges, is minimised over [tc, 1] (golden
+                    # section) and, if it gets that close, the first such time is found by bisection.
                     tc = (g0 - tau) / (g0 - g1) if g1 < tau else 1.0
-                    ta, tb = tc, 1.0
-                    tl = tb - GOLDEN * (tb - ta)
-                    tr = ta + GOLDEN * (tb - ta)
-                    fl = _closest_at(tl, p0, p1, ia, ib, v0, v1, ic, id_)[2]
-                    fr = _closest_at(tr, p0, p1, ia, ib, v0, v1, ic, id_)[2]
-                    for _ in range(GOLDEN_STEPS):
-                        if fl <= fr:
-                            tb, tr, fr = tr, tl, fl
-                            tl = tb - GOLDEN * (tb - ta)
-                            fl = _closest_at(tl, p0, p1, ia, ib, v0, v1, ic, id_)[2]
-                        else:
-                            ta, tl, fl = tl, tr, fr
-                            tr = ta + GOLDEN * (tb - ta)
-                            fr = _closest_at(tr, p0, p1, ia, ib, v0, v1, ic, id_)[2]
-                    s, t, dm = _closest_at(0.5 * (ta + tb), p0, p1, ia, ib, v0, v1, ic, id_)
-                    if dm > tau + margin + REACH_SLACK * math.sqrt(mx * mx + my * my + mz * mz):
-                        continue
+                    near = tau + margin
+                    slack = REACH_SLACK * math.sqrt(mx * mx + my * my + mz * mz)
+                    s, t, dm = _closest_at(tc, p0, p1, ia, ib, v0, v1, ic, id_)
+                    if dm > near and (tc >= 1.0 or _closest_at(tc + 1e-3 * (1.0 - tc), p0, p1, ia, ib, v0, v1,
+                                                               ic, id_)[2] >= dm):
+                        if dm > near + slack:   # receding from tc on: by convexity, tc was the closest
+                            continue
+                    elif dm > near:
+                        ta, tb = tc, 1.0
+                        tl = tb - GOLDEN * (tb - ta)
+                        tr = ta + GOLDEN * (tb - ta)
+                        fl = _closest_at(tl, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                        fr = _closest_at(tr, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                        for _ in range(SEARCH_STEPS):
+                            if fl <= fr:
+                                tb, tr, fr = tr, tl, fl
+                                tl = tb - GOLDEN * (tb - ta)
+                                fl = _closest_at(tl, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                            else:
+                                ta, tl, fl = tl, tr, fr
+                                tr = ta + GOLDEN * (tb - ta)
+                                fr = _closest_at(tr, p0, p1, ia, ib, v0, v1, ic, id_)[2]
+                        tmin = 0.5 * (ta + tb)
+                        s, t, dm = _closest_at(tmin, p0, p1, ia, ib, v0, v1, ic, id_)
+                        if dm > near + slack:
+                            continue
+                        if dm <= near:
+                            ta, tb = tc, tmin
+                            for _ in range(SEARCH_STEPS):
+                                mid = 0.5 * (ta + tb)
+                                if _closest_at(mid, p0, p1, ia, ib, v0, v1, ic, id_)[2] > near:
+                                    ta = mid
+                                else:
+                                    tb = mid
+                            s, t, dm = _closest_at(tb, p0, p1, ia, ib, v0, v1, ic, id_)
                     # the row acts at the points that meet; its gaps are measured along the start normal
                     r, q = 1.0 - s, 1.0 - t
                     g0 = (nx * (r * ax0 + s * bx0 - q * cx0 - t * dx0) + ny * (r * ay0 + s * by0 - q * cy0 - t * dy0)
