@@ -118,9 +118,13 @@ class EdgeBVH:
     """The other side's edges (F,2) in a BVH (core.contact.bvh over degenerate triangles (a, b, b))."""
 
     def __init__(self, vertices, edges):
+        v = np.asarray(vertices, np.float64)
         e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        if v.ndim != 2 or v.shape[1] != 3 or (len(e) and (e.min() < 0 or e.max() >= len(v))):
+            raise InvalidInputError(f"EdgeBVH: edges must index the {len(v)} vertices (shape (n, 3))")
         self.edges = np.ascontiguousarray(e)
-        self.bvh = BVH(np.asarray(vertices, np.float64), np.ascontiguousarray(e[:, [0, 1, 1]]))
+        self.num_vertices = len(v)
+        self.bvh = BVH(v, np.ascontiguousarray(e[:, [0, 1, 1]]))
 
     def __len__(self):
         return len(self.edges)
@@ -168,15 +172,25 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     violated pairs per body edge. Returns EdgeContacts.
     """
     edges = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
+    p0 = np.ascontiguousarray(p0, dtype=np.float64)
+    p1 = np.ascontiguousarray(p1, dtype=np.float64)
+    v0 = np.ascontiguousarray(v0, dtype=np.float64)
+    v1 = np.ascontiguousarray(v1, dtype=np.float64)
     nf = len(other)
-    thick = np.array(np.broadcast_to(np.asarray(thickness, np.float64), (nf,)))   # a writable copy: one kernel signature
-    if side_hint is None:
-        side_hint = np.zeros((len(edges), 3))
+    thick = np.array(np.broadcast_to(np.asarray(thickness, np.float64), (nf,)))   # writable: one kernel signature
+    side_hint = np.zeros((len(edges), 3)) if side_hint is None else np.ascontiguousarray(side_hint, np.float64)
     if faces is None or triangles is None:
         faces = np.full((nf, 2), -1, np.int64)
         triangles = np.zeros((0, 3), np.int64)
-    v0 = np.ascontiguousarray(v0, dtype=np.float64)
-    v1 = np.ascontiguousarray(v1, dtype=np.float64)
+    faces = np.ascontiguousarray(faces, dtype=np.int64)
+    triangles = np.ascontiguousarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if (p0.ndim != 2 or p0.shape[1] != 3 or p1.shape != p0.shape or v0.ndim != 2 or v0.shape[1] != 3
+            or v1.shape != v0.shape or len(v0) != other.num_vertices or side_hint.shape != (len(edges), 3)
+            or faces.shape != (nf, 2) or int(max_per_edge) < 1):
+        raise InvalidInputError("edge_contacts: inconsistent shapes (see the docstring)")
+    if ((len(edges) and (edges.min() < 0 or edges.max() >= len(p0))) or (nf and faces.max() >= len(triangles))
+            or (len(triangles) and (triangles.min() < 0 or triangles.max() >= len(v0)))):
+        raise InvalidInputError("edge_contacts: edges, faces or triangles index out of range")
     other.refit(v0, v1, thick + margin + search_depth)
     K = int(max_per_edge)
     ne = len(edges)
@@ -187,12 +201,9 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     slot_n = np.empty((ne, K, 3))
     slot_gap = np.empty((ne, K))
     b = other.bvh
-    detect_edges(edges, np.ascontiguousarray(p0, dtype=np.float64), np.ascontiguousarray(p1, dtype=np.float64),
-                 other.edges, np.ascontiguousarray(faces, dtype=np.int64),
-                 np.ascontiguousarray(triangles, dtype=np.int64), v0, v1,
-                 b.left, b.right, b.start, b.count, b.order, b.lo, b.hi, thick, float(margin), float(search_depth),
-                 np.ascontiguousarray(side_hint, dtype=np.float64), slot_count, slot_other, slot_s, slot_t, slot_n,
-                 slot_gap)
+    detect_edges(edges, p0, p1, other.edges, faces, triangles, v0, v1, b.left, b.right, b.start, b.count, b.order,
+                 b.lo, b.hi, thick, float(margin), float(search_depth), side_hint, slot_count, slot_other, slot_s,
+                 slot_t, slot_n, slot_gap)
     return EdgeContacts(edges, other.edges, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
 
 

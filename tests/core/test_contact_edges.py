@@ -239,6 +239,22 @@ def test_degenerate_and_nan_edges_are_skipped():
     assert len(empty) == 0
 
 
+def test_edge_contacts_bad_input_is_a_clear_error():
+    seg = np.array([[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]])
+    e = np.array([[0, 1]])
+    p0 = np.array([[-0.5, 0.3, 0.005], [0.5, 0.3, 0.005]])
+    other = EdgeBVH(seg, e)
+    with pytest.raises(InvalidInputError):
+        edge_contacts(np.array([[0, 2]]), p0, p0, other, seg, seg, 0.0, 1e-4)   # edge index out of range
+    with pytest.raises(InvalidInputError):
+        edge_contacts(e, p0, p0[:1], other, seg, seg, 0.0, 1e-4)                # end positions mismatch
+    with pytest.raises(InvalidInputError):
+        edge_contacts(e, p0, p0, other, seg, seg, 0.0, 1e-4, faces=np.array([[0, 1]]),
+                      triangles=np.zeros((0, 3), np.int64))                      # faces without triangles
+    with pytest.raises(InvalidInputError):
+        EdgeBVH(seg, np.array([[0, 5]]))
+
+
 def test_feature_edges_bad_input():
     v, t = cube()
     with pytest.raises(InvalidInputError):
