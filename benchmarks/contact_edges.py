@@ -99,6 +99,14 @@ def main():
                                                triangles=ct))
     print(f"body {len(edges)} edges vs steps: {ms:.2f} ms ({len(ec)} contacts), first call (compile or cache load) {comp:.1f} s")
 
+    # the stage benchmark's body size: 100k render vertices (about 300k edges) on the same step edge
+    bv, bt = latlong_sphere(250, 400, 0.5, (-0.5 + 0.3, 0.0, 0.4 - 0.002))
+    edges = unique_edges(bt)
+    p0, p1 = bv, bv + dt * np.array([0.0, 0.0, -1.0])
+    comp, ms, ec = timed(lambda: edge_contacts(edges, p0, p1, other, cv, cv, 0.0, 1e-4, 0.01, faces=faces,
+                                               triangles=ct))
+    print(f"body {len(bv)} vertices / {len(edges)} edges vs steps: {ms:.2f} ms ({len(ec)} contacts)")
+
     # two touching spheres, every render edge against every render edge of the other
     av, at = latlong_sphere(130, 140, 0.5, (0.0, 0.0, 0.0))
     bv2, bt2 = latlong_sphere(130, 140, 0.5, (0.0, 0.0, 0.999))
