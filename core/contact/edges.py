@@ -294,8 +294,9 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
     For a body edge and a candidate other edge (from the BVH, whose boxes must be refit with pad
     thickness + margin + search_depth), the closest points (s, t) at the start of the step give the
     direction u from the other edge to the body edge. The side is then: for a closed collider's edge
-    (faces given), inside when u is behind both adjacent triangles' planes (the normal flips, the gap is
-    negative; kept only within search_depth); else, near contact, the side of side_hint; else u. Touching
+    (faces given), inside when u is behind both adjacent triangles' planes and the closest point is not
+    the edge's end (the normal flips, the gap is negative; kept only within search_depth); else, near
+    contact, the side of side_hint; else u. Touching
     or exactly crossing edges take the normal ±(e1 × e2), oriented by side_hint, else the adjacent
     triangles' average normal, else against the relative motion. The pair is kept when the gap predicted
     at the end of the step along that normal is below thickness + margin (a side that flips during the
@@ -414,8 +415,9 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                     if dist > 1e-9 * math.sqrt(len1 + len2):
                         nx, ny, nz = ux / dist, uy / dist, uz / dist
                         sign = 1.0
-                        if wedge:
-                            # strictly behind both planes: a body edge lying on a face is outside
+                        if wedge and 0.0 < t < 1.0:
+                            # strictly behind both planes: a body edge lying on a face is outside; past the
+                            # edge's end (a corner) the two planes do not bound the solid
                             if nx * n1x + ny * n1y + nz * n1z < -1e-9 and nx * n2x + ny * n2y + nz * n2z < -1e-9:
                                 sign = -1.0
                         elif has_hint and dist < search_depth + tau:

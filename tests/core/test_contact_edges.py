@@ -170,6 +170,23 @@ def test_edge_already_crossed_into_the_box_is_pushed_back_out():
     assert len(box_contacts(p0 - [0.02, 0, 0.02], p0 - [0.02, 0, 0.02])[0]) == 0
 
 
+def test_past_a_box_corner_is_outside():
+    # a body edge just past the corner (0, 1, 0), below the top plane and behind the side plane, but beyond
+    # the end face y = 1: outside, approaching the corner; every normal points out of the box (+y)
+    corner = np.array([0.0, 1.0, 0.0])
+    u = np.array([-0.002, 0.003, -0.001])
+    w = np.array([1.0, 0.0, -2.0]) / np.sqrt(5.0)   # perpendicular to u: the corner is the closest point
+    p0 = np.array([corner + u - 0.3 * w, corner + u + 0.3 * w])
+    ec, fe = box_contacts(p0, p0 - 0.01 * u / np.linalg.norm(u))
+    v = cube()[0]
+    y_edge = {(0.0, -1.0, 0.0), (0.0, 1.0, 0.0)}
+    at_corner = [k for k in range(len(ec)) if set(map(tuple, v[fe[ec.other[k]]])) == y_edge]
+    assert len(at_corner) == 1
+    k = at_corner[0]
+    assert np.allclose(ec.normal[k], u / np.linalg.norm(u)) and ec.gap[k] == pytest.approx(np.linalg.norm(u))
+    assert np.all(ec.normal[:, 1] > 0.0)
+
+
 def test_exactly_crossing_edges_take_the_oriented_cross_product():
     p0 = np.array([[-0.5, 0.2, 0.0], [0.5, 0.2, 0.0]])   # lies on the top face, across the top edge
     ec, _ = box_contacts(p0, p0)
