@@ -204,6 +204,16 @@ def test_exactly_crossing_edges_take_the_oriented_cross_product():
     assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1])
 
 
+def test_side_hint_keeps_a_crossed_two_sided_pair_on_its_previous_side():
+    seg = np.array([[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]])
+    e = np.array([[0, 1]])
+    p0 = np.array([[-0.5, 0.3, -0.003], [0.5, 0.3, -0.003]])   # 3 mm below: it was above last step
+    other = EdgeBVH(seg, e)
+    ec = edge_contacts(e, p0, p0, other, seg, seg, 0.0, 1e-4, 0.01, side_hint=np.array([[0.0, 0.0, 1.0]]))
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1]) and ec.gap[0] == pytest.approx(-0.003)
+    assert len(edge_contacts(e, p0, p0, other, seg, seg, 0.0, 1e-4, 0.01)) == 0   # no hint: below is fine
+
+
 def test_parallel_edges():
     # a body edge 5 mm above the box's top edge, along it, overlapping y in [0.5, 1]
     p0 = np.array([[0.0, 0.5, 0.005], [0.0, 1.5, 0.005]])
