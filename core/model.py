@@ -3,12 +3,14 @@ import numpy as np
 
 from .errors import InvalidInputError
 
+NODE_MASS_FLOOR = 0.25   # no node lighter than this fraction of its body's median node mass (total kept)
+
 
 class Model:
     """Global structure of arrays: every body's nodes concatenated, tets with global node indices.
 
     rest (N,3), tets (M,4), gm (M,3,3) = Dm⁻¹, volume (M,), mu_v / lam_v (M,) = μV, λV (with the
-    per-tet stiffness scale), mass (N,) lumped, damping_mass (N,) Rayleigh α per node,
+    per-tet stiffness scale), mass (N,) lumped (floored, see _floored), damping_mass (N,) Rayleigh α per node,
     damping_stiffness (M,) Rayleigh β per tet, pinned (N,) bool, node_ptr / node_ent: for each node
     the (tet*4 + corner) incidences (CSR), node_ranges / tet_ranges: each body's slices."""
 
@@ -29,6 +31,7 @@ class Model:
             np.add.at(m, t.ravel(), np.repeat(m_tet / 4.0, 4))
             if np.any(m <= 0):
                 raise InvalidInputError(f"{int(np.sum(m <= 0))} nodes belong to no tet (zero mass)")
+            m = _floored(m)
             rest.append(nodes.copy())
             tets.append(t + n0)
             gm.append(np.linalg.inv(ds))
@@ -73,3 +76,15 @@ class Model:
 def _join(arrays):
     """One contiguous array (no copy for a single body's own arrays)."""
     return np.ascontiguousarray(arrays[0] if len(arrays) == 1 else np.concatenate(arrays))
+
+
+def _floored(m):
+    """Lumped masses with none below NODE_MASS_FLOOR times the median, scaled to the same total. A cage node
+    whose tets lie mostly outside the surface is otherwise ~100× lighter than its neighbours, and a contact
+    impulse reaching it through an embedded point throws it through its tets."""
+    low = NODE_MASS_FLOOR * np.median(m)
+    if not np.any(m < low):
+        return m
+    raised = np.maximum(m, low)
+    return raised * (m.sum() / raised.sum())
+

@@ -43,6 +43,7 @@ class World:
         # correct(state, x_n, v_n, dt), which corrects state.x / state.v in place.
         self._contact = ContactStage()
         self._correct = self._contact_correct
+        self._penalty = None
         self.stats = {}
 
     @property
@@ -127,23 +128,20 @@ class World:
         self._require_bodies()
         t0 = time.perf_counter()
         backup = self._state.copy()
+        target = self._targets()
+        inv_mass = self._inverse_mass()
+        # The contacts this step would make, predicted from the velocity under gravity alone (pins moving to
+        # their targets), enter the implicit solve as penalty rows: each body (or pile of touching bodies)
+        # answers them through its stiffness. The correction after the solve (_contact_correct) then removes
+        # what the penalty left, with friction, and catches contacts the prediction missed.
+        guess = backup.v + dt * self._gravity
+        pinned = self._model.pinned
+        guess[pinned] = (target[pinned] - backup.x[pinned]) / dt
+        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts())
         try:
-            stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, self._targets(),
-                                        self.settings, self._correct)
-            held = self._contact.held
-            if held is not None and held.any():
-                # Contact pass: the step again from its start, with the nodes that carry pushing contacts held
-                # (moving like their contact points), so the rest of each body responds to the contact through its
-                # stiffness (a correction after the implicit solve alone would crush resting bodies at large dt).
-                self._state.assign(backup)
-                target = self._targets()
-                target[held] = backup.x[held] + dt * self._contact.held_velocity[held]
-                contacts = self._contact.contacts
-                stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
-                                            self.settings, self._correct, pinned=self._model.pinned | held)
-                stats["held_nodes"] = int(held.sum())
-                contacts.set_held_reactions(self._held_reactions(held, backup.v, dt))
-                self._contact.contacts = contacts   # where the bodies touched, found by the first pass
+            stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
+                                        self.settings, self._correct, penalty=self._penalty)
+            stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None
         if stats is None or not (np.all(np.isfinite(self._state.x)) and np.all(np.isfinite(self._state.v))):
@@ -152,7 +150,7 @@ class World:
                                      "(lower dt, add substeps or stiffen/soften the material)")
         self._pin_target_set[:] = False
         t1 = time.perf_counter()
-        self._contact.stabilize(self._state.x, self._inverse_mass(), dt, self._node_counts())
+        self._contact.stabilize(self._state.x, self._inverse_mass(), dt, self._node_counts(), penalty=self._penalty)
         self._contact.finish_step()
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
@@ -190,20 +188,11 @@ class World:
     def _inverse_mass(self):
         return np.where(self._model.pinned, 0.0, 1.0 / self._model.mass)
 
-    def _held_reactions(self, held, v_n, dt):
-        """Force on each held node (N,3, zero elsewhere) that made it move as prescribed: m Δv/dt − m g − f(x)."""
-        probe = self._state.copy()
-        fm = self._forces()
-        fm.update_rotations(probe)
-        f = fm.forces(probe.x)
-        fm.rot = None
-        m = self._model.mass[:, None]
-        r = m * (self._state.v - v_n) / dt - m * self._gravity - f
-        r[~held] = 0.0
-        return r
-
     def _contact_correct(self, state, x_n, v_n, dt):
-        if self._contact.solve(x_n, state.v, self._inverse_mass(), dt, self._node_counts()):
+        penalty = self._penalty
+        impulse = None if penalty is None else penalty.impulses(state.x - x_n, dt)
+        if self._contact.solve(x_n, state.v, self._inverse_mass(), dt, self._node_counts(),
+                               penalty=penalty, penalty_impulse=impulse):
             np.multiply(state.v, dt, out=state.x)
             state.x += x_n
 

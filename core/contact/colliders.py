@@ -19,10 +19,12 @@ class ContactSettings:
     body_thickness: contact distance kept between two soft bodies' render surfaces, m (0.001).
     margin: contacts whose predicted gap is below this are kept in the solve, m (1e-4).
     max_contacts_per_point: constraints kept per render vertex (the most violated), default 4.
+    slop: penetration left to the penalty rows of the implicit solve, m (default 5e-4): the correction after
+        the solve pushes out only what lies deeper.
     """
 
     def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
-                 search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4):
+                 search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4, slop=5e-4):
         self.iterations = int(iterations)
         self.tolerance = float(tolerance)
         self.stabilization = float(stabilization)
@@ -31,8 +33,9 @@ class ContactSettings:
         self.body_thickness = float(body_thickness)
         self.margin = float(margin)
         self.max_contacts_per_point = int(max_contacts_per_point)
+        self.slop = float(slop)
         numbers = (self.tolerance, self.stabilization, self.max_correction_speed, self.search_depth,
-                   self.body_thickness, self.margin)
+                   self.body_thickness, self.margin, self.slop)
         if self.iterations < 1 or self.max_contacts_per_point < 1 or not all(
                 np.isfinite(x) and x >= 0 for x in numbers) or self.stabilization > 1:
             raise InvalidInputError(f"invalid contact settings: {vars(self)}")

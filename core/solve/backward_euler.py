@@ -7,7 +7,7 @@ from .linear_system import linear_system
 from .pcg import pcg
 
 
-def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, pinned=None):
+def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None):
     """Advance `state` (every body of the model) by dt in place; returns the step's stats
     (cg_iterations: the most CG iterations of any body over the step, cg_iterations_sum: of all bodies;
     cg_residual: the largest relative residual of the bodies' last solves).
@@ -20,11 +20,12 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     sagged far below its static equilibrium); each unpinned body's momentum balance is then enforced
     exactly (see _conserve_momentum), so free fall stays exact. `correct(state, x_n, v_n, dt)`, if
     given, runs after each iteration's solve and may correct state.x / state.v in place (the contact
-    stage). `pinned` (N,) bool, if given, replaces the model's pin set for this step (the contact
-    stage holds the nodes it corrected)."""
+    stage). `penalty` (a core.contact.ContactPenalty), if given, adds the
+    predicted contacts' penalty rows to every iteration's system (a body touched by them is exempt from the
+    momentum balance: the contacts exchange momentum with it)."""
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
-    pinned = md.pinned if pinned is None else pinned
+    pinned = md.pinned
     free = (~pinned).astype(np.float64)
     mass = md.mass[:, None]
     alpha = md.damping_mass[:, None]
@@ -38,6 +39,9 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
              "seconds": {"rotations": 0.0, "forces": 0.0, "cg": 0.0}}
     sec = stats["seconds"]
     dx = np.empty_like(x_n)
+    exempt = pinned.copy()
+    if penalty is not None and len(penalty):
+        exempt[penalty.node[penalty.node >= 0]] = True
     for k in range(settings.newton_iterations):
         t0 = time.perf_counter()
         stats["degenerate_tets"] = force_model.update_rotations(state)
@@ -51,6 +55,8 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
                 b -= force_model.product(v_k, np.empty_like(v_k), md.damping_stiffness)
         b *= dt * dt
         b += dt * mass * (v_n - v_k)
+        if penalty is not None:
+            penalty.add_rhs(b, state.x - x_n)
         if k == 0:
             dx[:] = dt * v_n
         else:
@@ -58,9 +64,9 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
         system = linear_system(force_model, mass_coef, tet_scale)
-        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance)
+        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty)
         t3 = time.perf_counter()
-        _conserve_momentum(md, pinned, dx, b, mass_coef)
+        _conserve_momentum(md, exempt, dx, b, mass_coef)
         state.x += dx
         np.subtract(state.x, x_n, out=state.v)
         state.v /= dt
@@ -76,11 +82,11 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     return stats
 
 
-def _conserve_momentum(md, pinned, dx, b, mass_coef):
-    """Shift each unpinned body's δx uniformly so Σ (1 + αΔt) m δx = Σ b over the body, which the exact
+def _conserve_momentum(md, exempt, dx, b, mass_coef):
+    """Shift each body with no exempt (pinned or contact) node δx uniformly so Σ (1 + αΔt) m δx = Σ b over the body, which the exact
     solution satisfies (K's rows sum to zero): an inexact CG then neither creates nor loses momentum."""
     for (n0, n1) in md.node_ranges:
-        if pinned[n0:n1].any():
+        if exempt[n0:n1].any():
             continue
         m = md.mass[n0:n1] * mass_coef[n0:n1]
         shift = (b[n0:n1].sum(axis=0) - m @ dx[n0:n1]) / m.sum()

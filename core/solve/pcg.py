@@ -1,4 +1,4 @@
-"""Block-Jacobi preconditioned conjugate gradients per body, with per-node constraint projection (Baraff–Witkin filter)."""
+"""Block-Jacobi preconditioned conjugate gradients per body (or pile of touching bodies), with per-node constraint projection (Baraff–Witkin filter)."""
 import numpy as np
 
 from ..jit import njit, prange
@@ -43,22 +43,53 @@ def _new_direction(p, z, beta):
             p[n, k] = z[n, k] + beta * p[n, k]
 
 
-def pcg(system, b, x, free, max_iterations, tolerance):
-    """Solve A x = b (A: a linear_system, block-diagonal per body) with x fixed on nodes where free == 0
-    (their values in x are the prescribed ones). x is the warm start and is updated in place.
+def pcg(system, b, x, free, max_iterations, tolerance, penalty=None):
+    """Solve (A + P) x = b (A: a linear_system, block-diagonal per body; P: the contact penalty's rows, if
+    given, which may couple bodies) with x fixed on nodes where free == 0 (their values in x are the
+    prescribed ones). x is the warm start and is updated in place.
 
-    Each body is solved by its own CG (own step scalars, own stopping test), so a body's result does
-    not depend on the other bodies: a body's CG stops when its preconditioned residual norm falls
-    below `tolerance` times that of its right-hand side (or of its initial residual, if larger), or
-    after `max_iterations`. Returns the per-body lists (iterations, relative residuals)."""
+    Each island (a body, or bodies coupled by penalty rows) is solved by its own CG (own step scalars,
+    own stopping test), so a body's result does not depend on bodies it does not touch: an island's CG
+    stops when its preconditioned residual norm falls below `tolerance` times that of its right-hand
+    side (or of its initial residual, if larger), or after `max_iterations`. Returns the per-body lists
+    (iterations, relative residuals) (each body gets its island's figures)."""
     pinv = system.block_jacobi_inverse()
+    if penalty is not None:
+        penalty.precondition(pinv)
     work = _Work(x, free)
-    iterations, residuals = [], []
-    for body in range(len(system.node_ranges)):
-        its, res = _body_pcg(system, body, b, x, free, pinv, work, max_iterations, tolerance)
-        iterations.append(its)
-        residuals.append(res)
+    n_bodies = len(system.node_ranges)
+    iterations, residuals = [0] * n_bodies, [0.0] * n_bodies
+    for bodies, rows in _islands(system.node_ranges, penalty):
+        its, res = _island_pcg(system, bodies, penalty, rows, b, x, free, pinv, work, max_iterations, tolerance)
+        for body in bodies:
+            iterations[body], residuals[body] = its, res
     return iterations, residuals
+
+
+def _islands(node_ranges, penalty):
+    """(bodies, penalty rows) of each group of bodies coupled by penalty rows (union–find over bodies)."""
+    n_bodies = len(node_ranges)
+    parent = list(range(n_bodies))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    if penalty is None or len(penalty) == 0:
+        return [([i], None) for i in range(n_bodies)]
+    starts = np.array([a for a, _ in node_ranges])
+    body_of = np.searchsorted(starts, np.maximum(penalty.node, 0), side="right") - 1
+    body_of[penalty.node < 0] = -1
+    first = body_of[:, 0]
+    for a, b in set(zip(first.tolist(), body_of.max(axis=1).tolist())):
+        if a != b:
+            parent[root(a)] = root(b)
+    roots = np.array([root(i) for i in range(n_bodies)])
+    row_root = roots[first]
+    return [(list(np.flatnonzero(roots == r)), np.ascontiguousarray(np.flatnonzero(row_root == r)))
+            for r in np.unique(roots)]
 
 
 class _Work:
@@ -69,12 +100,30 @@ class _Work:
         self.ones = np.ones_like(free)
 
 
-def _body_pcg(system, body, b_all, x_all, free_all, pinv_all, work, max_iterations, tolerance):
-    """PCG on the rows of one body (its diagonal block); the vector kernels run on row views."""
-    rows = slice(*system.node_ranges[body])
+def _island_pcg(system, bodies, penalty, penalty_rows, b_all, x_all, free_all, pinv_all, work, max_iterations,
+                tolerance):
+    """PCG on the rows of one island: a single body's rows as views, or all rows with the other bodies masked."""
+    if len(bodies) == 1:
+        rows = slice(*system.node_ranges[bodies[0]])
+    else:
+        rows = slice(None)
+        mask = np.zeros(len(free_all))
+        for body in bodies:
+            mask[slice(*system.node_ranges[body])] = 1.0
+        free_all = free_all * mask
+        work.ap[:] = 0.0
     b, x, free, pinv = b_all[rows], x_all[rows], free_all[rows], pinv_all[rows]
     ap, z, r, p = work.ap[rows], work.z[rows], work.r[rows], work.p[rows]
-    system.apply(x_all, work.ap, work.ones, body)
+
+    def apply(vec, out, filt):
+        acc = 0.0
+        for body in bodies:
+            acc += system.apply(vec, out, filt, body)
+        if penalty_rows is not None and len(penalty_rows):
+            acc += penalty.product(vec, out, filt, penalty_rows)
+        return acc
+
+    apply(x_all, work.ap, work.ones)
     np.multiply(b - ap, free[:, None], out=r)
     rz = _precondition(pinv, r, free, z)
     ref = max(_precondition(pinv, b * free[:, None], free, np.empty_like(x)), rz)
@@ -83,7 +132,7 @@ def _body_pcg(system, body, b_all, x_all, free_all, pinv_all, work, max_iteratio
     p[:] = z
     it = 0
     while it < max_iterations and rz > tolerance * tolerance * ref:
-        pap = system.apply(work.p, work.ap, free_all, body)
+        pap = apply(work.p, work.ap, free_all)
         if not pap > 0.0:
             break
         step = rz / pap

