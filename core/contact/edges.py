@@ -33,8 +33,8 @@ from .bvh import BVH, STACK_SIZE, query_box
 from .colliders import closed_and_oriented, enclosed_volume
 
 CANDIDATES = 1024   # other edges examined per body edge
-CHUNK = 256         # body edges per parallel work item (buffers are allocated per chunk)
-BLOCK = 32          # consecutive body edges tested first as one box (CHUNK is a multiple)
+BLOCK = 32          # consecutive body edges tested first as one box
+BLOCKS_PER_CHUNK = 8   # blocks per parallel work item (buffers are allocated per chunk)
 REACH_SLACK = 0.05  # a crossing is kept if the edges pass within this fraction of their relative motion
 GOLDEN = 0.6180339887498949
 SEARCH_STEPS = 16   # golden-section / bisection steps over the step's time (the interval shrinks below 5e-4)
@@ -138,13 +138,13 @@ class EdgeBVH:
 class EdgeContacts:
     """Compacted edge–edge contacts (see the module docstring for the fields)."""
 
-    def __init__(self, edges, other_edges, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap):
+    def __init__(self, edges, other_edges, edge_of_row, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap):
         live = np.flatnonzero(slot_count)
         num = slot_count[live]
-        ei = np.repeat(live, num)
+        ei = np.repeat(live, num)     # slot rows
         k = np.arange(len(ei)) - np.repeat(np.cumsum(num) - num, num)
-        self.edge = ei
-        self.points = edges[ei].reshape(-1, 2)
+        self.edge = edge_of_row[ei]
+        self.points = edges[self.edge].reshape(-1, 2)
         self.other = slot_other[ei, k]
         self.other_points = other_edges[self.other].reshape(-1, 2)
         self.s = slot_s[ei, k]
@@ -179,33 +179,38 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     v1 = np.ascontiguousarray(v1, dtype=np.float64)
     nf = len(other)
     thick = np.array(np.broadcast_to(np.asarray(thickness, np.float64), (nf,)))   # writable: one kernel signature
-    side_hint = np.zeros((len(edges), 3)) if side_hint is None else np.ascontiguousarray(side_hint, np.float64)
+    side_hint = np.zeros((0, 3)) if side_hint is None else np.ascontiguousarray(side_hint, np.float64)
     if faces is None or triangles is None:
         faces = np.full((nf, 2), -1, np.int64)
         triangles = np.zeros((0, 3), np.int64)
     faces = np.ascontiguousarray(faces, dtype=np.int64)
     triangles = np.ascontiguousarray(triangles, dtype=np.int64).reshape(-1, 3)
     if (p0.ndim != 2 or p0.shape[1] != 3 or p1.shape != p0.shape or v0.ndim != 2 or v0.shape[1] != 3
-            or v1.shape != v0.shape or len(v0) != other.num_vertices or side_hint.shape != (len(edges), 3)
+            or v1.shape != v0.shape or len(v0) != other.num_vertices or side_hint.shape not in ((len(edges), 3), (0, 3))
             or faces.shape != (nf, 2) or int(max_per_edge) < 1):
         raise InvalidInputError("edge_contacts: inconsistent shapes (see the docstring)")
     if ((len(edges) and (edges.min() < 0 or edges.max() >= len(p0))) or (nf and faces.max() >= len(triangles))
             or (len(triangles) and (triangles.min() < 0 or triangles.max() >= len(v0)))):
         raise InvalidInputError("edge_contacts: edges, faces or triangles index out of range")
     other.refit(v0, v1, thick + margin + search_depth)
-    K = int(max_per_edge)
-    ne = len(edges)
-    slot_count = np.empty(ne, np.int64)
-    slot_other = np.empty((ne, K), np.int64)
-    slot_s = np.empty((ne, K))
-    slot_t = np.empty((ne, K))
-    slot_n = np.empty((ne, K, 3))
-    slot_gap = np.empty((ne, K))
     b = other.bvh
-    detect_edges(edges, p0, p1, other.edges, faces, triangles, v0, v1, b.left, b.right, b.start, b.count, b.order,
-                 b.lo, b.hi, thick, float(margin), float(search_depth), side_hint, slot_count, slot_other, slot_s,
-                 slot_t, slot_n, slot_gap)
-    return EdgeContacts(edges, other.edges, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
+    near = np.empty((len(edges) + BLOCK - 1) // BLOCK, np.bool_)
+    near_blocks(edges, p0, p1, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi, near)
+    blocks = np.flatnonzero(near)
+    # slots for the near blocks' edges only: a body far from the other side costs no memory
+    K = int(max_per_edge)
+    rows = len(blocks) * BLOCK
+    slot_count = np.zeros(rows, np.int64)
+    slot_other = np.empty((rows, K), np.int64)
+    slot_s = np.empty((rows, K))
+    slot_t = np.empty((rows, K))
+    slot_n = np.empty((rows, K, 3))
+    slot_gap = np.empty((rows, K))
+    detect_edges(edges, blocks, p0, p1, other.edges, faces, triangles, v0, v1, b.left, b.right, b.start, b.count,
+                 b.order, b.lo, b.hi, thick, float(margin), float(search_depth), side_hint, slot_count, slot_other,
+                 slot_s, slot_t, slot_n, slot_gap)
+    edge_of_row = (blocks[:, None] * BLOCK + np.arange(BLOCK)).ravel()
+    return EdgeContacts(edges, other.edges, edge_of_row, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
 
 
 def edge_stencil(points, s, point_nodes, point_weights):
@@ -284,12 +289,55 @@ def _closest_at(time, p0, p1, ia, ib, v0, v1, ic, id_):
     return s, t, math.sqrt(ux * ux + uy * uy + uz * uz)
 
 
+@njit(cache=True, inline="always")
+def _block_box(edges, p0, p1, blk, bend):
+    """Box of edges blk..bend−1 at the start and end of the step; comparisons, not min/max, so that a NaN
+    coordinate (an edge the detection skips) is ignored."""
+    qlo0 = qlo1 = qlo2 = np.inf
+    qhi0 = qhi1 = qhi2 = -np.inf
+    for i in range(blk, bend):
+        for pts in (p0, p1):
+            for end in range(2):
+                j = edges[i, end]
+                x, y, z = pts[j, 0], pts[j, 1], pts[j, 2]
+                if x < qlo0:
+                    qlo0 = x
+                if x > qhi0:
+                    qhi0 = x
+                if y < qlo1:
+                    qlo1 = y
+                if y > qhi1:
+                    qhi1 = y
+                if z < qlo2:
+                    qlo2 = z
+                if z > qhi2:
+                    qhi2 = z
+    return qlo0, qlo1, qlo2, qhi0, qhi1, qhi2
+
+
 @njit(cache=True, parallel=True)
-def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, start, count, order, lo, hi,
-                 thickness, margin, search_depth, side_hint, slot_count, slot_other, slot_s, slot_t, slot_n,
+def near_blocks(edges, p0, p1, left, right, start, count, order, lo, hi, near):
+    """near[b] (B,) bool: whether block b (body edges b·BLOCK … b·BLOCK + BLOCK − 1, neighbours on most
+    meshes) sweeps within the padded box of any other edge; the others are skipped whole."""
+    ne = edges.shape[0]
+    nb = near.shape[0]
+    for ch in prange((nb + BLOCKS_PER_CHUNK - 1) // BLOCKS_PER_CHUNK):
+        stack = np.empty(STACK_SIZE, np.int64)
+        out = np.empty(1, np.int64)   # only the count matters
+        for bk in range(ch * BLOCKS_PER_CHUNK, min(nb, (ch + 1) * BLOCKS_PER_CHUNK)):
+            blk = bk * BLOCK
+            qlo0, qlo1, qlo2, qhi0, qhi1, qhi2 = _block_box(edges, p0, p1, blk, min(ne, blk + BLOCK))
+            near[bk] = query_box(qlo0, qlo1, qlo2, qhi0, qhi1, qhi2, left, right, start, count, order, lo, hi,
+                                 stack, out) > 0
+
+
+@njit(cache=True, parallel=True)
+def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, right, start, count, order, lo,
+                 hi, thickness, margin, search_depth, side_hint, slot_count, slot_other, slot_s, slot_t, slot_n,
                  slot_gap):
-    """Fill up to K edge–edge contacts per body edge: slot_count (E,) how many, slot_* (E,K,...) the first
-    slot_count[i] of them (the rest is left unwritten).
+    """Fill up to K edge–edge contacts per body edge of the given blocks (near_blocks): body edge
+    blocks[b]·BLOCK + k has row b·BLOCK + k of slot_count (R,) (zeros on entry: how many) and slot_* (R,K,...)
+    (its first slot_count of them; the rest is left unwritten). side_hint (E,3), or (0,3) for none.
 
     For a body edge and a candidate other edge (from the BVH, whose boxes must be refit with pad
     thickness + margin + search_depth), the closest points (s, t) at the start of the step give the
@@ -311,41 +359,21 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
     """
     ne = edges.shape[0]
     K = slot_other.shape[1]
-    nchunks = (ne + CHUNK - 1) // CHUNK
-    for ch in prange(nchunks):
+    nact = blocks.shape[0]
+    use_hint = side_hint.shape[0] > 0
+    for ch in prange((nact + BLOCKS_PER_CHUNK - 1) // BLOCKS_PER_CHUNK):
         cand = np.empty(CANDIDATES, np.int64)
         cbox = np.empty((CANDIDATES, 6))
         ecand = np.empty(CANDIDATES, np.int64)
         stack = np.empty(STACK_SIZE, np.int64)
         score = np.empty(K)
-        for blk in range(ch * CHUNK, min(ne, (ch + 1) * CHUNK), BLOCK):
+        for bi in range(ch * BLOCKS_PER_CHUNK, min(nact, (ch + 1) * BLOCKS_PER_CHUNK)):
+            blk = blocks[bi] * BLOCK
             bend = min(ne, blk + BLOCK)
-            # a block of consecutive edges (neighbours on most meshes) far from every other edge is skipped whole
-            qlo0 = qlo1 = qlo2 = np.inf
-            qhi0 = qhi1 = qhi2 = -np.inf
-            for i in range(blk, bend):
-                for pts in (p0, p1):
-                    for end in range(2):
-                        j = edges[i, end]
-                        x, y, z = pts[j, 0], pts[j, 1], pts[j, 2]
-                        # comparisons, not min/max: a NaN coordinate (a skipped edge) is ignored
-                        if x < qlo0:
-                            qlo0 = x
-                        if x > qhi0:
-                            qhi0 = x
-                        if y < qlo1:
-                            qlo1 = y
-                        if y > qhi1:
-                            qhi1 = y
-                        if z < qlo2:
-                            qlo2 = z
-                        if z > qhi2:
-                            qhi2 = z
+            qlo0, qlo1, qlo2, qhi0, qhi1, qhi2 = _block_box(edges, p0, p1, blk, bend)
             nblock = query_box(qlo0, qlo1, qlo2, qhi0, qhi1, qhi2, left, right, start, count, order, lo, hi, stack,
                                cand)
             if nblock == 0:
-                for i in range(blk, bend):
-                    slot_count[i] = 0
                 continue
             # the block's candidates' boxes (as the BVH pads them), for its edges to filter without a query each
             for j in range(min(nblock, CANDIDATES)):
@@ -357,7 +385,7 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                     cbox[j, d] = min(c0, c1, d0, d1) - pad
                     cbox[j, 3 + d] = max(c0, c1, d0, d1) + pad
             for i in range(blk, bend):
-                slot_count[i] = 0
+                row = bi * BLOCK + i - blk
                 ia, ib = edges[i, 0], edges[i, 1]
                 ax0, ay0, az0 = p0[ia, 0], p0[ia, 1], p0[ia, 2]
                 bx0, by0, bz0 = p0[ib, 0], p0[ib, 1], p0[ib, 2]
@@ -369,7 +397,9 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                 moved = ax1 + ay1 + az1 + bx1 + by1 + bz1
                 if not (len1 > 1e-24 * (span * span + 1e-300) and np.isfinite(span) and np.isfinite(moved)):
                     continue   # degenerate or non-finite body edge
-                hx, hy, hz = side_hint[i, 0], side_hint[i, 1], side_hint[i, 2]
+                hx = hy = hz = 0.0
+                if use_hint:
+                    hx, hy, hz = side_hint[i, 0], side_hint[i, 1], side_hint[i, 2]
                 has_hint = hx != 0.0 or hy != 0.0 or hz != 0.0
                 elo0, elo1, elo2 = min(ax0, ax1, bx0, bx1), min(ay0, ay1, by0, by1), min(az0, az1, bz0, bz1)
                 ehi0, ehi1, ehi2 = max(ax0, ax1, bx0, bx1), max(ay0, ay1, by0, by1), max(az0, az1, bz0, bz1)
@@ -513,8 +543,8 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                     # one contact seen through two collinear pieces of a subdivided edge: keep one row
                     same = False
                     for m in range(used):
-                        if (slot_n[i, m, 0] * nx + slot_n[i, m, 1] * ny + slot_n[i, m, 2] * nz > 0.9999
-                                and abs(slot_s[i, m] - s) <= 1e-6 and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
+                        if (slot_n[row, m, 0] * nx + slot_n[row, m, 1] * ny + slot_n[row, m, 2] * nz > 0.9999
+                                and abs(slot_s[row, m] - s) <= 1e-6 and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
                             same = True
                     if same:
                         continue
@@ -529,9 +559,9 @@ def detect_edges(edges, p0, p1, other_edges, faces, tris, v0, v1, left, right, s
                         if score[k] <= sc:
                             continue
                     score[k] = sc
-                    slot_other[i, k] = o
-                    slot_s[i, k] = s
-                    slot_t[i, k] = t
-                    slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = nx, ny, nz
-                    slot_gap[i, k] = g0 - tau
-                slot_count[i] = used
+                    slot_other[row, k] = o
+                    slot_s[row, k] = s
+                    slot_t[row, k] = t
+                    slot_n[row, k, 0], slot_n[row, k, 1], slot_n[row, k, 2] = nx, ny, nz
+                    slot_gap[row, k] = g0 - tau
+                slot_count[row] = used
