@@ -46,13 +46,17 @@ def main():
     result = run_scene(zip_path)
 
     print("== results in", OUT)
-    print(f"   blend:  {result['blend']}")
-    print(f"   frames: {len(result['renders'])} PNG in {os.path.join(OUT, 'frames')}"
-          f" ({result['render_seconds_per_frame']} s/frame)")
+    if result.get("blend"):
+        print(f"   blend:  {result['blend']}")
+    if result["renders"]:
+        print(f"   frames: {len(result['renders'])} PNG in {os.path.join(OUT, 'frames')}"
+              f" ({result['render_seconds_per_frame']} s/frame)")
     if result.get("video"):
         print(f"   video:  {result['video']} (encoded in {result['encode_seconds']} s)")
     if "bake_seconds" in result:
         print(f"   bake:   {result['bake_seconds']} s")
+    if "measure_seconds" in result:
+        print(f"   measuring: {result['measure_seconds']} s")
     if result["simulated"]:
         for name, figures in result["bodies"].items():
             print(f"   {name}: {json.dumps(figures)}")
