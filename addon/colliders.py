@@ -15,6 +15,26 @@ def collider_objects(scene):
     return sorted((o for o in scene.objects if is_collider(o) and o.visible_get()), key=lambda o: o.name)
 
 
+def _transform_animated(obj):
+    """Whether the object's world transform may change from frame to frame (its own or a parent's animation,
+    drivers, constraints)."""
+    while obj is not None:
+        ad = obj.animation_data
+        if ad is not None and (ad.action is not None or len(ad.drivers) or len(ad.nla_tracks)):
+            return True
+        if len(obj.constraints):
+            return True
+        obj = obj.parent
+    return False
+
+
+def identity(obj):
+    """What a simulation depends on in a collider besides its animation: name, friction, thickness, its mesh
+    and, when nothing animates its transform, where it stands (moving a static collider outdates the cache)."""
+    place = None if _transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
+    return (obj.name, obj.softfem.friction, obj.collision.thickness_outer, bridge.fingerprint(obj.data), place)
+
+
 class Collider:
     """One collider in the World: its object name, core handle and world vertices at the last frame."""
 

@@ -1,4 +1,5 @@
-"""Application handlers: frame change (simulate/show), file load (forget runtime state), file save (move cache)."""
+"""Application handlers: frame change (simulate/show), data edits (stale weight hashes), file load (forget
+runtime state), file save (move cache)."""
 import bpy
 from bpy.app.handlers import persistent
 
@@ -9,6 +10,12 @@ from . import cage, session
 def on_frame_change(scene, depsgraph=None):
     """Show the scene's current frame (simulating one frame past the cache when possible)."""
     session.frame_changed(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+
+
+@persistent
+def on_depsgraph_update(_scene, depsgraph):
+    """Data was edited (never called for frame changes): vertex group hashes of edited objects are stale."""
+    session.edited(depsgraph)
 
 
 @persistent
@@ -32,6 +39,7 @@ def on_save(_filepath=None, *_args):
 
 _HANDLERS = (
     (bpy.app.handlers.frame_change_post, on_frame_change),
+    (bpy.app.handlers.depsgraph_update_post, on_depsgraph_update),
     (bpy.app.handlers.load_post, on_load),
     (bpy.app.handlers.save_post, on_save),
 )

@@ -3,6 +3,7 @@ import hashlib
 import os
 import tempfile
 import time
+import zlib
 
 import bpy
 import numpy as np
@@ -13,6 +14,10 @@ from .report import one_line
 
 _SESSIONS = {}
 _UNSAVED = "unsaved"
+# CRC of each (object, vertex group)'s weights: Blender has no bulk read of deform weights (walking 35k
+# vertices takes ~50 ms), so a hash is computed once and dropped when a depsgraph update edits the object.
+_GROUP_HASHES = {}
+_writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
 
 
 def soft_bodies(scene):
@@ -32,6 +37,32 @@ def cache_location(scene):
     return directory, f"{stem}_{scene.name}"
 
 
+def group_hash(obj, name):
+    """Hash of the weights of vertex group `name` ('' for no group), recomputed only after an edit of obj."""
+    if not name:
+        return ""
+    key = (obj.name, name)
+    value = _GROUP_HASHES.get(key)
+    if value is None:
+        try:
+            value = "%08x" % zlib.crc32(bridge.group_weights(obj, name).tobytes())
+        except KeyError:
+            return "missing"
+        _GROUP_HASHES[key] = value
+    return value
+
+
+def edited(depsgraph):
+    """A depsgraph update (a user's edit: weight paint, edit mode, operators): forget the group hashes of the
+    objects whose data it changed. The frame handler's own write-back is not an edit."""
+    if _writing or not _GROUP_HASHES:
+        return
+    names = {u.id.original.name for u in depsgraph.updates
+             if u.is_updated_geometry and isinstance(u.id, bpy.types.Object)}
+    for key in [k for k in _GROUP_HASHES if k[0] in names]:
+        del _GROUP_HASHES[key]
+
+
 def signature(scene):
     """Hash of everything a simulated frame depends on; a change marks the cache outdated."""
     s = scene.softfem
@@ -41,8 +72,9 @@ def signature(scene):
     for obj in soft_bodies(scene):
         o = obj.softfem
         parts.append((obj.name, o.youngs_modulus, o.poisson_ratio, o.density, o.damping, o.friction,
-                      o.pin_group, o.stiffness_group, o.resolution, o.mode, bridge.fingerprint(obj.data)))
-    parts.append(tuple(sorted(obj.name for obj in colliders.collider_objects(scene))))
+                      o.pin_group, o.stiffness_group, o.resolution, o.mode, bridge.fingerprint(obj.data),
+                      group_hash(obj, o.pin_group), group_hash(obj, o.stiffness_group)))
+    parts.append(tuple(colliders.identity(obj) for obj in colliders.collider_objects(scene)))
     return hashlib.md5(repr(parts).encode()).hexdigest()
 
 
@@ -517,6 +549,7 @@ def forget(scene=None):
     """Drop one scene's session, or all of them (new file loaded)."""
     if scene is None:
         _SESSIONS.clear()
+        _GROUP_HASHES.clear()
     else:
         _SESSIONS.pop(scene.name, None)
 
@@ -525,11 +558,19 @@ def frame_changed(scene, depsgraph):
     """Frame handler body: show the frame; every failure becomes a one-line message on the session."""
     if not any(o.softfem.enabled for o in scene.objects if o.type == 'MESH'):
         return
+    global _writing
     sess = session_for(scene)
     started = time.perf_counter()
+    _writing = True
     try:
         sess.goto(scene, depsgraph, scene.frame_current)
+        if _GROUP_HASHES and not bpy.app.is_job_running('RENDER'):
+            # Evaluate the written meshes now, so the depsgraph updates they cause come while _writing is set
+            # (later, they would look like edits and drop the group hashes every frame).
+            depsgraph.update()
     except Exception as exc:  # a frame handler must never raise a traceback at the user
         sess.error = one_line(exc)
         print("SoftFEM:", sess.error)
+    finally:
+        _writing = False
     sess.last_frame_seconds = time.perf_counter() - started
