@@ -182,12 +182,17 @@ def main():
         rows["add-on (frame handler minus World.step)"].append(addon_time)
         rows["Blender (depsgraph, handlers' caller)"].append(wall - solver - addon_time)
         frames_parts.append(parts)
-        lowest.append(float(sess.world.bodies[0].x[:, 2].min()))
+        lowest.append(float(sess.positions(scene, bunny.name, f)[:, 2].min()))
     for k in sorted(set().union(*frames_parts)):
         rows["    " + k] = [p.get(k, 0.0) for p in frames_parts]
     n = args.frames - 1
+    body = sess.bodies[0]
+    volume = body.tm.volumes(sess.world.bodies[0].x).sum() / body.tm.volumes().sum()
+    top = bpy.data.objects["Floor"].collision.thickness_outer
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {n} simulated frames "
-          f"(frames 3-{args.frames + 1}); lowest cage node {min(lowest):.3f} m, at the end {lowest[-1]:.3f} m")
+          f"(frames 3-{args.frames + 1}); lowest render vertex vs the plane's outer thickness: "
+          f"{1000 * (min(lowest) - top):+.1f} mm at worst, {1000 * (lowest[-1] - top):+.1f} mm at the end; "
+          f"cage volume at the end {100 * volume:.1f} %")
     print(f"{'part':58s} {'median ms':>10s} {'p90 ms':>8s}")
     for k, v in rows.items():
         ms = 1000.0 * np.asarray(v)
