@@ -59,7 +59,7 @@ def subdivided_box(lo, hi, n):
 
 
 def steps(n):
-    """Three separate boxes as stairs (each 12 n^2 triangles), tops at z = 0, -0.5, -1; the first top edge at x = -0.5."""
+    """Three separate boxes as stairs (12 n^2 triangles each), tops at z = 0, -0.5, -1; first top edge at x = -0.5."""
     parts = [subdivided_box((-1.45 + k, -1.0, -1.5), (-0.5 + k, 1.0, -0.5 * k), n) for k in range(3)]
     offs = np.cumsum([0] + [len(p[0]) for p in parts])
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] + o for p, o in zip(parts, offs)])
@@ -97,7 +97,8 @@ def main():
     p1 = bv + dt * np.array([0.0, 0.0, -1.0])
     comp, ms, ec = timed(lambda: edge_contacts(edges, p0, p1, other, cv, cv, 0.0, 1e-4, 0.01, faces=faces,
                                                triangles=ct))
-    print(f"body {len(edges)} edges vs steps: {ms} ({len(ec)} contacts), first call (compile or cache load) {comp:.1f} s")
+    print(f"body {len(edges)} edges vs steps: {ms} ({len(ec)} contacts), "
+          f"first call (compile or cache load) {comp:.1f} s")
 
     # the stage benchmark's body size: 100k render vertices (about 300k edges) on the same step edge
     bv, bt = latlong_sphere(250, 400, 0.5, (-0.5 + 0.3, 0.0, 0.4 - 0.002))

@@ -530,13 +530,14 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                                 s, t, dm = _closest_at(tb, p0, p1, ia, ib, v0, v1, ic, id_)
                         # the row acts at the points that meet; its gaps are measured along the start normal
                         r, q = 1.0 - s, 1.0 - t
-                        g0 = (nx * (r * ax0 + s * bx0 - q * cx0 - t * dx0) + ny * (r * ay0 + s * by0 - q * cy0 - t * dy0)
-                              + nz * (r * az0 + s * bz0 - q * cz0 - t * dz0))
-                        g1 = g0 + (nx * (r * (ax1 - ax0) + s * (bx1 - bx0) - q * (v1[ic, 0] - cx0) - t * (v1[id_, 0] - dx0))
-                                   + ny * (r * (ay1 - ay0) + s * (by1 - by0) - q * (v1[ic, 1] - cy0)
-                                           - t * (v1[id_, 1] - dy0))
-                                   + nz * (r * (az1 - az0) + s * (bz1 - bz0) - q * (v1[ic, 2] - cz0)
-                                           - t * (v1[id_, 2] - dz0)))
+                        ux = r * ax0 + s * bx0 - q * cx0 - t * dx0
+                        uy = r * ay0 + s * by0 - q * cy0 - t * dy0
+                        uz = r * az0 + s * bz0 - q * cz0 - t * dz0
+                        mx = r * (ax1 - ax0) + s * (bx1 - bx0) - q * (v1[ic, 0] - cx0) - t * (v1[id_, 0] - dx0)
+                        my = r * (ay1 - ay0) + s * (by1 - by0) - q * (v1[ic, 1] - cy0) - t * (v1[id_, 1] - dy0)
+                        mz = r * (az1 - az0) + s * (bz1 - bz0) - q * (v1[ic, 2] - cz0) - t * (v1[id_, 2] - dz0)
+                        g0 = nx * ux + ny * uy + nz * uz
+                        g1 = g0 + nx * mx + ny * my + nz * mz
                     if s <= 0.0 or s >= 1.0:
                         continue
                     sc = g1 - tau

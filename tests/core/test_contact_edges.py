@@ -27,7 +27,8 @@ def brute_closest_many(a, b, c, d):
     for s, t, valid in cands:
         dist = np.linalg.norm(a + s[:, None] * e1 - c - t[:, None] * e2, axis=1)
         better = valid & (dist < best_d)
-        best_s, best_t, best_d = np.where(better, s, best_s), np.where(better, t, best_t), np.where(better, dist, best_d)
+        best_s, best_t = np.where(better, s, best_s), np.where(better, t, best_t)
+        best_d = np.where(better, dist, best_d)
     return best_s, best_t, best_d
 
 
