@@ -32,7 +32,7 @@ from ..jit import njit, prange
 from .bvh import BVH, STACK_SIZE, query_box
 from .colliders import closed_and_oriented, enclosed_volume
 
-CANDIDATES = 1024   # other edges examined per body edge
+CANDIDATES = 1024   # other edges near a block of body edges (beyond: each edge queries the BVH itself)
 BLOCK = 32          # consecutive body edges tested first as one box
 BLOCKS_PER_CHUNK = 8   # blocks per parallel work item (buffers are allocated per chunk)
 REACH_SLACK = 0.05  # a crossing is kept if the edges pass within this fraction of their relative motion
