@@ -151,9 +151,8 @@ class ContactStage:
     # -- detection ----------------------------------------------------------------------------------
     def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin):
         s = self.settings
-        # boxes reach below a surface as far as points can be found there: search_depth under a closed one, the
-        # slop the correction leaves under an open one
-        bvh.refit(v0, v1, tri_thick + margin.max() + np.where(tri_onesided, s.search_depth, s.slop))
+        # boxes reach below a surface as far as points are still found there (search_depth)
+        bvh.refit(v0, v1, tri_thick + margin.max() + s.search_depth)
         npts = len(p0)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
@@ -282,10 +281,10 @@ class ContactStage:
         used = node >= 0
         invm = np.where(used, inv_mass[np.maximum(node, 0)], 0.0)
         k = (coef * coef * invm).sum(axis=1)
-        # a row targets the surface: a point already inside is pushed out too (at most max_correction_speed), so
-        # a resting body settles at the depth where the penalty carries its weight instead of sinking each
-        # step and being stopped by the correction (measured: 1-2 mm/s of jitter on a resting ball)
-        r0 = np.maximum(gap, -self.settings.max_correction_speed * dt) - np.einsum("cd,cd->c", normal, move)
+        # a row targets the surface, and pushes a point already inside back by at most `slop` per step: a faster
+        # push puts energy in (a Suzanne resting on a floor kept bouncing with max_correction_speed · dt)
+        slop = self.settings.slop
+        r0 = np.maximum(gap, -slop) - np.einsum("cd,cd->c", normal, move)
         r_pred = r0 + dt * np.einsum("cs,csd,cd->c", coef, v[np.maximum(node, 0)] * used[:, :, None], normal)
         keep = (k > 0.0) & (r_pred < self.settings.margin)
         if not keep.any():
@@ -443,8 +442,9 @@ class ContactStage:
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
         shrinks by `stabilization` per step, at most max_correction_speed · dt. Points that had rows in the
-        step's `penalty` are left alone: their rows already push them out, and a position push on a resting
-        body turns into jitter (measured: 16 mm/s on a resting ball instead of 0.6)."""
+        step's `penalty` are left to them (they push back what lies deeper than the slop): a resting body sits
+        slightly inside, where its rows carry its weight, and pushing it out by position every step turns into
+        jitter (measured: 16 mm/s on a resting ball)."""
         if self._idle():
             return
         self._prepare(x, node_counts)
