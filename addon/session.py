@@ -564,7 +564,7 @@ def frame_changed(scene, depsgraph):
     _writing = True
     try:
         sess.goto(scene, depsgraph, scene.frame_current)
-        if _GROUP_HASHES and not bpy.app.is_job_running('RENDER'):
+        if _GROUP_HASHES and depsgraph.mode == 'VIEWPORT':  # never a render's depsgraph mid-render
             # Evaluate the written meshes now, so the depsgraph updates they cause come while _writing is set
             # (later, they would look like edits and drop the group hashes every frame).
             depsgraph.update()
