@@ -159,7 +159,7 @@ def main():
     rows = collections.defaultdict(list)
     frames_parts = []
     profile = cProfile.Profile() if args.profile else None
-    lowest = []
+    lowest, stats = [], []
     for f in range(3, args.frames + 2):
         timers.frame.clear()
         t0 = time.perf_counter()
@@ -183,6 +183,7 @@ def main():
         rows["Blender (depsgraph, handlers' caller)"].append(wall - solver - addon_time)
         frames_parts.append(parts)
         lowest.append(float(sess.positions(scene, bunny.name, f)[:, 2].min()))
+        stats.append((sess.world.stats.get("contacts", 0), sess.world.stats.get("cg_iterations", 0)))
     for k in sorted(set().union(*frames_parts)):
         rows["    " + k] = [p.get(k, 0.0) for p in frames_parts]
     n = args.frames - 1
@@ -192,7 +193,8 @@ def main():
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {n} simulated frames "
           f"(frames 3-{args.frames + 1}); lowest render vertex vs the plane's outer thickness: "
           f"{1000 * (min(lowest) - top):+.1f} mm at worst, {1000 * (lowest[-1] - top):+.1f} mm at the end; "
-          f"cage volume at the end {100 * volume:.1f} %")
+          f"cage volume at the end {100 * volume:.1f} %; median over frames of the last step's contacts "
+          f"{np.median([c for c, _ in stats]):.0f} and CG iterations {np.median([i for _, i in stats]):.0f}")
     print(f"{'part':58s} {'median ms':>10s} {'p90 ms':>8s}")
     for k, v in rows.items():
         ms = 1000.0 * np.asarray(v)
@@ -201,7 +203,9 @@ def main():
     print(f"playback: {1000.0 / np.median(wall):.1f} frames per second (median frame), "
           f"{1000.0 / np.percentile(wall, 90):.1f} at the 90th percentile; target 30")
     if profile:
-        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+        listing = pstats.Stats(profile)
+        listing.sort_stats("tottime").print_stats(25)
+        listing.sort_stats("cumulative").print_stats("core", 25)
 
 
 if __name__ == "__main__":
