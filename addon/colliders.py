@@ -28,6 +28,13 @@ def _transform_animated(obj):
     return False
 
 
+def _static(obj):
+    """Nothing moves or deforms the collider from frame to frame (no animated transform, no modifier but
+    Collision, no shape keys): its frames need not be read (an edit of it outdates the cache instead)."""
+    return (not _transform_animated(obj) and obj.data.shape_keys is None
+            and all(m.type == 'COLLISION' for m in obj.modifiers))
+
+
 def identity(obj):
     """What a simulation depends on in a collider besides its animation: name, friction, thickness, its mesh
     and, when nothing animates its transform, where it stands (moving a static collider outdates the cache)."""
@@ -72,11 +79,11 @@ def add_to_world(world, scene, depsgraph, bodies):
 
 def frame_targets(colliders, scene, depsgraph):
     """[(collider, world vertices at this frame)] for colliders that moved and still have the same vertex count
-    (a collider left out stays where it is)."""
+    (a collider left out stays where it is); static colliders are not read."""
     moves = []
     for c in colliders:
         obj = scene.objects.get(c.name)
-        if obj is None:
+        if obj is None or _static(obj):
             continue
         verts, _tris = _read(obj, depsgraph, triangles=False)
         if verts.shape == c.vertices.shape and not np.array_equal(verts, c.vertices):

@@ -40,7 +40,7 @@ def test_editing_pin_group_weights_outdates_the_cache(blender, softfem, monkeypa
     assert sess.core_calls == calls                     # outdated: nothing simulated past it
 
 
-def test_moving_a_static_collider_outdates_the_cache_a_keyframed_one_plays(blender, softfem):
+def test_moving_a_static_collider_outdates_the_cache_a_keyframed_one_plays(blender, softfem, monkeypatch):
     bpy = blender
     scene = bpy.context.scene
     status = softfem.addon.status.cache_status
@@ -59,8 +59,12 @@ def test_moving_a_static_collider_outdates_the_cache_a_keyframed_one_plays(blend
     ball.select_set(True)
     bpy.context.view_layer.objects.active = ball
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    reads = []
+    real = softfem.addon.colliders._read
+    monkeypatch.setattr(softfem.addon.colliders, "_read", lambda o, *a, **k: reads.append(o.name) or real(o, *a, **k))
     play(bpy, scene, range(1, 6))
     assert not status(scene)["outdated"] and status(scene)["frames"] == 5   # the paddle moved every frame
+    assert reads.count(paddle.name) == 5 and reads.count(floor.name) == 1   # the static floor is read once
     floor.location.z = 0.1
     bpy.context.view_layer.update()
     assert status(scene)["outdated"]
