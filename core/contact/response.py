@@ -330,6 +330,51 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entrie
 
 
 @njit(cache=True)
+def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, ptr, entries, group, ng, in_w, mu, floor_impulse,
+                     tolerance, lam_n, lam_t):
+    """Report a group's impulses over all its rows, not only its working rows: the normal impulse shared
+    equally by the rows whose constraint is active (within the tolerance), the friction impulse in
+    proportion to each row's bound μ (λn + floor), so every row stays inside its cone. The group's totals
+    (its momentum change) are kept; how they split among redundant rows is not unique anyway."""
+    nc = scale.shape[0]
+    dropped = np.zeros(ng, np.bool_)
+    for c in range(nc):
+        if scale[c] > 0.0 and not in_w[c]:
+            dropped[group[c]] = True
+    if not dropped.any():
+        return
+    dv = np.zeros((inv_mass.shape[0], 3))
+    g = np.zeros(3 * nc)
+    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+    g -= b
+    active = np.zeros(nc, np.bool_)
+    total_n = np.zeros(ng)
+    count = np.zeros(ng)
+    total_t = np.zeros((ng, 3))
+    for c in range(nc):
+        k = group[c]
+        if dropped[k] and scale[c] > 0.0:
+            active[c] = g[3 * c] / scale[c] <= tolerance or lam_n[c] > 0.0
+            if active[c]:
+                count[k] += 1.0
+            total_n[k] += lam_n[c]
+            for d in range(3):
+                total_t[k, d] += lam_t[c, d]
+    cap_sum = np.zeros(ng)
+    for c in range(nc):
+        k = group[c]
+        if dropped[k] and scale[c] > 0.0:
+            lam_n[c] = total_n[k] / count[k] if active[c] else 0.0
+            cap_sum[k] += mu[c] * (lam_n[c] + floor_impulse[c])
+    for c in range(nc):
+        k = group[c]
+        if dropped[k] and scale[c] > 0.0:
+            f = mu[c] * (lam_n[c] + floor_impulse[c]) / cap_sum[k] if cap_sum[k] > 0.0 else 0.0
+            for d in range(3):
+                lam_t[c, d] = f * total_t[k, d]
+
+
+@njit(cache=True)
 def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, normal_floor, surface_vel,
                    iterations, tolerance, lam_n, lam_t):
     """Make every contact's relative normal velocity n·u ≥ vmin, with Coulomb friction
@@ -348,8 +393,8 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     contact gets friction on the cone's boundary. normal_floor (nc,) ≥ 0: a normal impulse already
     applied to each contact (by the implicit solve; same units as λn), which widens its friction bound
     from the first pass on; a group's rows outside the working set lend theirs to its working rows, and the
-    group's friction impulse is shared back among all its rows in proportion to their bounds. λn ≥ 0, λt
-    returned in lam_n, lam_t; vel is updated in place. Returns the iterations used.
+    group's impulses are reported over all its rows (see _share_in_groups). λn ≥ 0, λt returned in lam_n,
+    lam_t; vel is updated in place. Returns the iterations used.
     """
     nc, S = stencil_node.shape
     num_nodes = vel.shape[0]
@@ -436,23 +481,6 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
         lam_n[c] = scale[c] * x[3 * c]
         for k in range(3):
             lam_t[c, k] = scale[c] * (x[3 * c + 1] * frames[c, 1, k] + x[3 * c + 2] * frames[c, 2, k])
-    # a group that borrowed floor from rows outside the working set shares its friction back over all its rows
-    lent = np.zeros(ng)
-    for c in range(nc):
-        if scale[c] > 0.0 and not in_w[c]:
-            lent[group[c]] += floor_impulse[c]
-    share = np.zeros((ng, 3))
-    cap_sum = np.zeros(ng)
-    for c in range(nc):
-        g = group[c]
-        if lent[g] > 0.0 and scale[c] > 0.0:
-            cap_sum[g] += mu[c] * (lam_n[c] + floor_impulse[c])
-            for k in range(3):
-                share[g, k] += lam_t[c, k]
-    for c in range(nc):
-        g = group[c]
-        if lent[g] > 0.0 and scale[c] > 0.0 and cap_sum[g] > 0.0:
-            f = mu[c] * (lam_n[c] + floor_impulse[c]) / cap_sum[g]
-            for k in range(3):
-                lam_t[c, k] = f * share[g, k]
+    _share_in_groups(x, b, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries, group, ng, in_w,
+                     mu, floor_impulse, tolerance, lam_n, lam_t)
     return total

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from core.contact import ContactStage
-from core.contact.bvh import BVH, STACK_SIZE, query_box
+from core.contact.bvh import BVH, STACK_SIZE, boxes_touch, cell_boxes, query_box
 from core.contact.response import solve_contacts
 from core.contact.triangle import closest_point_barycentric
 from core.errors import InvalidInputError
@@ -42,6 +42,74 @@ def test_bvh_query_finds_every_overlapping_triangle_after_refit():
         found = _query(bvh, lo, hi)
         assert brute <= found
         assert len(found) <= 3 * len(brute) + 20  # leaves hold a few triangles: the query stays local
+
+
+def test_refit_near_a_region_keeps_every_box_valid_and_is_exact_inside_it():
+    # Vertices moving inside cells (clusters of 10); leaves far from the region keep their cells' box.
+    rng = np.random.default_rng(7)
+    centres = rng.uniform(-1, 1, (300, 1, 3))
+    v0 = (centres + rng.uniform(-0.05, 0.05, (300, 10, 3))).reshape(-1, 3)
+    v1 = v0 + rng.normal(0, 0.01, v0.shape)
+    vertex_cell = np.repeat(np.arange(300), 10)
+    tris = np.concatenate([c * 10 + rng.integers(0, 10, (8, 3)) for c in range(300)])
+    pad = rng.uniform(0, 0.02, len(tris))
+    both = np.concatenate([v0, v1])
+    cell_lo = np.array([both[np.r_[vertex_cell, vertex_cell] == c].min(axis=0) for c in range(300)])
+    cell_hi = np.array([both[np.r_[vertex_cell, vertex_cell] == c].max(axis=0) for c in range(300)])
+    region = (np.array([-0.3, -0.3, -0.3]), np.array([0.2, 0.4, 0.3]))
+    near = BVH(v0, tris, vertex_cell)
+    near.refit(v0, v1, pad, cell_lo, cell_hi, region)
+    exact = BVH(v0, tris)
+    exact.refit(v0, v1, pad)
+    assert np.all(near.lo <= exact.lo) and np.all(near.hi >= exact.hi)   # every box still bounds its triangles
+    # a leaf whose cells' box (grown by the largest pad) meets the region is exact, the others keep that box
+    leaves = exact.left < 0
+    meets = np.zeros(len(exact.left), bool)
+    read = np.zeros(len(v0), bool)
+    for node in np.flatnonzero(leaves):
+        verts = tris[near.order[near.start[node]:near.start[node] + near.count[node]]].ravel()
+        lo = cell_lo[vertex_cell[verts]].min(axis=0) - pad.max()
+        hi = cell_hi[vertex_cell[verts]].max(axis=0) + pad.max()
+        meets[node] = np.all(lo <= region[1]) and np.all(hi >= region[0])
+        read[verts] |= meets[node]
+        if not meets[node]:
+            assert np.allclose(near.lo[node], lo) and np.allclose(near.hi[node], hi)
+    assert np.array_equal(near.lo[meets], exact.lo[meets]) and np.array_equal(near.hi[meets], exact.hi[meets])
+    assert (leaves & ~meets).sum() > 100 and meets.sum() > 10
+    # the leaves that miss the region never read their vertices
+    garbage0, garbage1 = np.where(read[:, None], v0, np.nan), np.where(read[:, None], v1, np.nan)
+    lo, hi = near.lo.copy(), near.hi.copy()
+    near.refit(garbage0, garbage1, pad, cell_lo, cell_hi, region)
+    assert np.array_equal(near.lo, lo) and np.array_equal(near.hi, hi) and (~read).sum() > 1000
+    for _ in range(30):   # queries inside the region find what the exact tree finds
+        c = rng.uniform(region[0] + 0.05, region[1] - 0.05)
+        assert _query(near, c - 0.05, c + 0.05) >= _query(exact, c - 0.05, c + 0.05)
+
+
+def test_cell_boxes_bound_embedded_points_and_boxes_touch_matches_brute_force():
+    rng = np.random.default_rng(8)
+    x0 = (rng.uniform(-1, 1, (40, 1, 3)) + rng.uniform(-0.05, 0.05, (40, 4, 3))).reshape(-1, 3)
+    x1 = x0 + rng.normal(0, 0.02, x0.shape)
+    cells = rng.permuted(np.arange(160).reshape(40, 4), axis=1)   # cell c holds nodes 4c..4c+3
+    cells[0, 2:] = -1                                   # a cell of two nodes
+    w = rng.dirichlet(np.ones(4), 40) * 1.2 - 0.05      # some weights negative, each row sums to 1
+    w[0, 2:] = 0.0
+    w[0, :2] = [1.1, -0.1]
+    grow = -np.minimum(w, 0).sum(axis=1)
+    lo, hi = np.empty((40, 3)), np.empty((40, 3))
+    cell_boxes(cells, grow, x0, x1, 0.01, lo, hi)
+    for x in (x0, x1, 0.3 * x0 + 0.7 * x1):
+        p = np.einsum("cs,csd->cd", w, x[np.maximum(cells, 0)])
+        assert np.all(p >= lo + 0.01 - 1e-12) and np.all(p <= hi - 0.01 + 1e-12)
+    v = (rng.uniform([0, -1, -1], [1, 1, 1], (200, 1, 3)) + rng.normal(0, 0.02, (200, 3, 3))).reshape(-1, 3)
+    bvh = BVH(v, np.arange(600).reshape(-1, 3))
+    bvh.refit(v, v, np.zeros(200))
+    out = np.zeros(40, np.bool_)
+    boxes_touch(lo, hi, bvh.left, bvh.right, bvh.count, bvh.lo, bvh.hi, out)
+    leaf = bvh.left < 0
+    brute = np.array([np.any(np.all(bvh.lo[leaf] <= hi[i], axis=1) & np.all(bvh.hi[leaf] >= lo[i], axis=1))
+                      for i in range(40)])
+    assert np.array_equal(out, brute) and 0 < out.sum() < 40
 
 
 def test_closest_point_matches_dense_sampling():
@@ -243,10 +311,11 @@ def test_redundant_rows_give_the_velocities_of_an_independent_qp(seed):
     assert ref.success
     assert np.abs(vel.ravel() - ref.x).max() < 1e-6
     assert (J @ vel.ravel() >= vmin - 1e-8).all() and (lam_n >= 0).all()
-    # the impulses are the velocity change: Σ_c coef λn n reaches node j as inv_mass_j times it
-    dv = np.zeros_like(vel)
-    np.add.at(dv, node, (coef * lam_n[:, None])[:, :, None] * normal[:, None, :])
-    assert np.allclose(vel - vel0, inv_mass[:, None] * dv, atol=1e-9)
+    # the reported impulses are the momentum change
+    assert np.allclose(((vel - vel0) / inv_mass[:, None]).sum(axis=0), lam_n @ normal, atol=1e-9)
+    # and every row whose constraint is active carries a share of it (as the full problem would)
+    active = J @ vel.ravel() <= vmin + 1e-9       # the solve's tolerance
+    assert active.sum() >= 2 and (lam_n[active] > 0).all() and (lam_n[~active] == 0).all()
 
 
 def test_redundant_rows_with_friction_are_order_independent_and_inside_the_cone():
