@@ -20,18 +20,18 @@ MODULE = "bl_ext.user_default.softfem"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUNNY_OBJ = os.path.join(REPO, "..", "shared", "models", "stanford-bunny.obj")
 FPS = 24
-FRAME_START, FRAME_END = 1, 97  # 4 s
+FRAME_START, FRAME_END = 1, 73  # 3 s
 SUBSTEPS = 4  # the add-on's default
 RESOLUTION = (480, 270)
-SAMPLES = 10
+SAMPLES = 8
 COLLIDER_THICKNESS = 0.005  # m: Collision thickness_outer of the steps and the floor
 # Staircase along x, descending toward -x: box k spans x in [k RUN, (k+1) RUN] (the top one runs on to
 # TOP_END) and z in [0, (k+1) RISE], y in [-WIDTH/2, WIDTH/2].
-STEPS, RISE, RUN, TOP_END, WIDTH = 4, 0.2, 0.45, 2.1, 1.6
+STEPS, RISE, RUN, TOP_END, WIDTH = 4, 0.2, 0.5, 2.1, 1.6
 # The soft bodies: name, mesh builder, location, rotation (XYZ Euler, degrees), material preset, cage resolution.
 BODIES = (
-    ("Rubber Bunny", "bunny", (1.45, 0.0, 1.0), (0.0, 0.0, 200.0), "RUBBER", 12),
-    ("Jelly Suzanne", "monkey", (1.3, 0.05, 1.75), (-20.0, 0.0, -20.0), "JELLY", 12),
+    ("Rubber Bunny", "bunny", (1.25, -0.12, 0.75), (0.0, 0.0, 200.0), "RUBBER", 10),
+    ("Jelly Suzanne", "monkey", (0.75, 0.35, 0.85), (-10.0, 0.0, -30.0), "JELLY", 10),
 )
 
 
@@ -113,14 +113,19 @@ def monkey_mesh(name):
 
 
 def bunny_mesh(name):
-    """The Stanford bunny (shared models) decimated to ~7k triangles, Z up, ~0.45 m long, its base at z = 0 and
+    """The Stanford bunny (shared models) holes filled, decimated to ~3.5k triangles, Z up, ~0.45 m long, its base at z = 0 and
     centred on the origin."""
     bpy.ops.wm.obj_import(filepath=BUNNY_OBJ, forward_axis="NEGATIVE_Z", up_axis="Y")
     obj = bpy.context.selected_objects[0]
     mesh = obj.data
     mesh.transform(obj.matrix_basis)
     bpy.data.objects.remove(obj)
-    mesh = with_modifier_applied(mesh, "DECIMATE", ratio=0.1)
+    bm = bmesh.new()
+    bm.from_mesh(mesh)
+    bmesh.ops.holes_fill(bm, edges=bm.edges, sides=0)  # the scan's open base: else it shows as dark holes
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh = with_modifier_applied(mesh, "DECIMATE", ratio=0.05)
     co = np.empty(len(mesh.vertices) * 3)
     mesh.vertices.foreach_get("co", co)
     co = co.reshape(-1, 3)
@@ -167,15 +172,17 @@ def build_scene():
         mesh = bunny_mesh(name) if kind == "bunny" else monkey_mesh(name)
         mat = rubber_material() if kind == "bunny" else jelly_material()
         obj = add_object(name, mesh, loc, tuple(math.radians(a) for a in rot), mat, smooth=True)
-        subsurf = obj.modifiers.new("Subdivision", "SUBSURF")  # after SoftFEM's modifier: smooths the render
-        subsurf.levels = subsurf.render_levels = 1
+        # After SoftFEM's modifier: smooths the render only (the viewport, which measure() reads, shows the
+        # simulated vertices).
+        subsurf = obj.modifiers.new("Subdivision", "SUBSURF")
+        subsurf.levels, subsurf.render_levels = 0, 1
         bodies.append(obj)
 
     cam_data = bpy.data.cameras.new("Camera")
-    cam_data.lens = 35
-    cam = add_object("Camera", cam_data, (-1.0, -2.9, 1.7))
+    cam_data.lens = 32
+    cam = add_object("Camera", cam_data, (-1.5, -3.0, 1.75))
     target = bpy.data.objects.new("Camera Target", None)
-    target.location = (0.95, 0.0, 0.6)
+    target.location = (0.65, 0.0, 0.45)
     scene.collection.objects.link(target)
     track = cam.constraints.new("TRACK_TO")
     track.target = target
@@ -272,7 +279,8 @@ def simulate(bodies, result):
 
 
 def world_vertices(obj):
-    """The evaluated (rendered) vertex positions of obj in world space, (n,3), and its triangles (m,3)."""
+    """obj's simulated vertex positions in world space (its viewport evaluation: without the render's
+    subdivision), (n,3), and its triangles (m,3)."""
     evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
     mesh = evaluated.to_mesh()
     co = np.empty(len(mesh.vertices) * 3)
