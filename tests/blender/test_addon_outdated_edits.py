@@ -73,3 +73,29 @@ def test_moving_a_static_collider_outdates_the_cache_a_keyframed_one_plays(blend
     assert not status(scene)["outdated"]                # back where the frames were simulated
     floor.softfem.friction = 0.9
     assert status(scene)["outdated"]
+
+
+def test_undoing_a_weight_edit_outdates_the_frames_simulated_with_it(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    status = softfem.addon.status.cache_status
+    obj = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 2.0))
+    top = np.flatnonzero(np.array([v.co.z for v in obj.data.vertices]) > 0.3)
+    obj.vertex_groups.new(name="Pin").add(top.tolist(), 1.0, 'REPLACE')
+    obj.softfem.resolution = 4
+    obj.softfem.pin_group = "Pin"
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    name = obj.name
+    play(bpy, scene, range(1, 3))
+    bpy.ops.ed.undo_push(message="before the weight edit")
+    obj.vertex_groups["Pin"].add([int(np.setdiff1d(np.arange(len(obj.data.vertices)), top)[0])], 1.0, 'REPLACE')
+    obj.data.update()
+    bpy.ops.ed.undo_push(message="weight edit")
+    bpy.context.view_layer.update()
+    play(bpy, scene, range(1, 4))                       # simulated again with the edited weights
+    assert not status(scene)["outdated"] and status(scene)["frames"] == 3
+    bpy.ops.ed.undo()                                   # the weights as before the edit
+    restored = bpy.data.objects[name]
+    assert sum(g.group == restored.vertex_groups["Pin"].index for v in restored.data.vertices for g in v.groups) \
+        == len(top)
+    assert status(bpy.context.scene)["outdated"]
