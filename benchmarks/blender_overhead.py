@@ -24,9 +24,9 @@ def median_ms(samples):
 
 def main():
     """Build the scene, simulate and play it, print the figures."""
-    softfem = conftest._link_and_enable()
+    softfem = conftest.link_and_enable()
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    softfem = conftest._link_and_enable()
+    softfem = conftest.link_and_enable()
     addon = softfem.addon
     scene = bpy.context.scene
     scene.softfem.cache_directory = tempfile.mkdtemp(prefix="softfem_bench_") + os.sep
