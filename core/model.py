@@ -31,7 +31,8 @@ class Model:
             np.add.at(m, t.ravel(), np.repeat(m_tet / 4.0, 4))
             if np.any(m <= 0):
                 raise InvalidInputError(f"{int(np.sum(m <= 0))} nodes belong to no tet (zero mass)")
-            m = _floored(m)
+            if mesh.embedding is not None:   # a cage: its lumped masses are an estimate of the embedded volume's
+                m = _floored(m)
             rest.append(nodes.copy())
             tets.append(t + n0)
             gm.append(np.linalg.inv(ds))
@@ -81,7 +82,8 @@ def _join(arrays):
 def _floored(m):
     """Lumped masses with none below NODE_MASS_FLOOR times the median, scaled to the same total. A cage node
     whose tets lie mostly outside the surface is otherwise ~100× lighter than its neighbours, and a contact
-    impulse reaching it through an embedded point throws it through its tets."""
+    impulse reaching it through an embedded point throws it through its tets. (Only for cages: a mesh of
+    the body itself has exact lumped masses, and the gravity load of a static solve depends on them.)"""
     low = NODE_MASS_FLOOR * np.median(m)
     if not np.any(m < low):
         return m

@@ -152,7 +152,9 @@ class World:
                                      "(lower dt, add substeps or stiffen/soften the material)")
         self._pin_target_set[:] = False
         t1 = time.perf_counter()
+        solved = self._state.x.copy()
         self._contact.stabilize(self._state.x, self._inverse_mass(), dt, self._node_counts(), penalty=self._penalty)
+        self._keep_tets_upright(solved, self._state.x)
         self._contact.finish_step()
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
@@ -193,31 +195,29 @@ class World:
     def _contact_correct(self, state, x_n, v_n, dt):
         penalty = self._penalty
         impulse = None if penalty is None else penalty.impulses(state.x - x_n, dt)
-        solved = state.v.copy()
         if self._contact.solve(x_n, state.v, self._inverse_mass(), dt, self._node_counts(),
                                penalty=penalty, penalty_impulse=impulse):
-            self._keep_tets_upright(x_n, solved, state.v, dt)
             np.multiply(state.v, dt, out=state.x)
             state.x += x_n
 
-    def _keep_tets_upright(self, x_n, solved, v, dt):
-        """Scale back (halving, at most INVERSION_HALVINGS times, then undo) the contact correction v − solved on
-        the nodes of tets it would turn inside out. The correction pushes render points out point by point;
-        where one tet carries points on two faces of a collider's edge, the implicit solve finds a compromise
-        and a hard push on each point would invert the tet (measured on a Suzanne landing across a box edge:
-        one tet re-inverted by the correction in every step of a second)."""
+    def _keep_tets_upright(self, before, after):
+        """Scale back (halving, at most INVERSION_HALVINGS times, then undo) the move before -> after (node
+        positions, after changed in place) on the nodes of tets it would turn inside out. Post-stabilisation
+        pushes render points out point by point; where one tet carries points on two faces of a collider's
+        edge, a push on each point can invert the tet (seen on a Suzanne resting across a box edge). (The
+        velocity correction is not held back so: that would let fast bodies through thin colliders.)"""
         md = self._model
-        moved = np.any(v != solved, axis=1)
+        moved = np.any(after != before, axis=1)
         tets = md.tets[np.any(moved[md.tets], axis=1)]
         if not len(tets):
             return
-        upright = _signed_volumes(x_n + dt * solved, tets) > 0.0
+        upright = _signed_volumes(before, tets) > 0.0
         for k in range(INVERSION_HALVINGS + 1):
-            flipped = upright & (_signed_volumes(x_n + dt * v, tets) <= 0.0)
+            flipped = upright & (_signed_volumes(after, tets) <= 0.0)
             if not flipped.any():
                 return
             nodes = np.unique(tets[flipped])
-            v[nodes] = solved[nodes] + (0.5 if k < INVERSION_HALVINGS else 0.0) * (v[nodes] - solved[nodes])
+            after[nodes] = before[nodes] + (0.5 if k < INVERSION_HALVINGS else 0.0) * (after[nodes] - before[nodes])
 
     def solve_static(self):
         """Move every body to static equilibrium under gravity and its pins (Newton to

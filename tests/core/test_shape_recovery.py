@@ -40,8 +40,16 @@ def shape_error(rest, x):
     return np.sqrt(np.mean(d * d)), d.max()
 
 
+def box(lo, hi):
+    """A closed, outward-facing box (8 vertices, 12 triangles)."""
+    c = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    return c, np.array([t for a, b, d, e in quads for t in ((a, b, d), (a, d, e))])
+
+
 @pytest.mark.skipif(not os.path.isdir(MODELS), reason="shared models folder absent")
-def test_silicone_suzanne_dropped_on_plane_rests_in_shape():
+@pytest.mark.parametrize("step", [False, True], ids=["floor", "across a box edge"])
+def test_silicone_suzanne_dropped_on_plane_rests_in_shape(step):
     v, t = subdivide(*load_obj(SUZANNE))
     v = v[:, [0, 2, 1]] * np.array([1.0, -1.0, 1.0])         # OBJ y-up -> Blender z-up, face toward -y
     v = (v - v.mean(axis=0)) * (0.76 / np.ptp(v, axis=0).max())
@@ -53,12 +61,15 @@ def test_silicone_suzanne_dropped_on_plane_rests_in_shape():
     body = world.add_body(tm, silicone)
     floor = np.array([[-5.0, -5.0, 0.0], [5.0, -5.0, 0.0], [5.0, 5.0, 0.0], [-5.0, 5.0, 0.0]])
     world.add_collider(floor, np.array([[0, 1, 2], [0, 2, 3]]), friction=0.5, thickness=0.02)
+    if step:   # a 40 cm step whose edge runs under her left cheek
+        world.add_collider(*box((0.2, -0.7, 0.0), (1.8, 1.3, 0.4)), friction=0.5, thickness=0.02)
     rest = tm.embedding.positions(tm.nodes)
     size = np.ptp(rest, axis=0).max()
     inverted_steps = 0
-    for k in range(192):                                      # 2 s at 24 fps x 4 substeps
+    steps = 240 if step else 192   # 24 fps x 4 substeps; from the step she slides off and lands again at 1.6 s
+    for k in range(steps):
         world.step(1.0 / 96.0)
-        if k >= 144:                                          # landed: the last 0.5 s
+        if k >= steps - 48:                                   # landed: the last 0.5 s
             inverted_steps += bool((tm.volumes(body.x) <= 0.0).any())
     x = tm.embedding.positions(body.x)
     rms, worst = shape_error(rest, x)
