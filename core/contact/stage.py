@@ -407,37 +407,41 @@ class ContactStage:
     def _remember_friction(self, point, impulse, normal, mu, node, coef, move, x0, v, dt):
         """Per point, for the next step's friction rows: the normal force, and whether it sticks (its friction
         inside the cone, or a sliding point stopped) or slides (and which way)."""
-        n_points = len(self._normal_force)
-        total = np.zeros((n_points, 3))
+        pts, row = np.unique(point, return_inverse=True)   # the points in contact, and each row's among them
+        k = len(pts)
+        total = np.zeros((k, 3))
         for d in range(3):
-            total[:, d] = np.bincount(point, weights=impulse[:, d], minlength=n_points)
-        normal_p, mu_p, slide = np.zeros((n_points, 3)), np.zeros(n_points), np.zeros((n_points, 3))
-        normal_p[point] = normal
-        mu_p[point] = mu
+            total[:, d] = np.bincount(row, weights=impulse[:, d], minlength=k)
+        normal_p, mu_p, slide = np.zeros((k, 3)), np.zeros(k), np.zeros((k, 3))
+        normal_p[row] = normal
+        mu_p[row] = mu
         lam_n = np.einsum("pd,pd->p", total, normal_p)
-        lam_t = np.linalg.norm(total - lam_n[:, None] * normal_p, axis=1)
+        pull = total - lam_n[:, None] * normal_p     # the friction impulse
+        lam_t = np.linalg.norm(pull, axis=1)
         rel = np.einsum("cs,csd->cd", coef, v[np.maximum(node, 0)] * (node >= 0)[:, :, None]) - move / dt
         rel -= np.einsum("cd,cd->c", rel, normal)[:, None] * normal
-        slide[point] = rel
+        slide[row] = rel
         speed = np.linalg.norm(slide, axis=1)
         direction = slide / np.where(speed > 0.0, speed, 1.0)[:, None]
-        pull = total - lam_n[:, None] * normal_p     # the friction impulse
         against = -pull / np.where(lam_t > 0.0, lam_t, 1.0)[:, None]
-        was = self._friction_mode
+        was = self._friction_mode[pts]
         inside = lam_t <= mu_p * lam_n
-        stopped = np.einsum("pd,pd->p", slide, self._slide) <= STOPPED_SPEED
+        stopped = np.einsum("pd,pd->p", slide, self._slide[pts]) <= STOPPED_SPEED
         stick = np.where(was == STICK, inside, np.where(was == SLIP, stopped, inside & (speed <= STOPPED_SPEED)))
         # a sliding point slides along its velocity; a stuck point that broke loose, against its springs' pull
         slide_dir = np.where(((was == STICK) | (speed <= STOPPED_SPEED))[:, None], against, direction)
-        mode = np.where(lam_n > 0.0, np.where(stick, STICK, SLIP), NONE)
+        mode = np.where(lam_n > 0.0, np.where(stick, STICK, SLIP), NONE).astype(np.int8)
         mode[(mode == SLIP) & ~np.any(slide_dir != 0.0, axis=1)] = NONE
-        new_anchor = (mode == STICK) & (was != STICK)
-        if new_anchor.any():
+        new = pts[(mode == STICK) & (was != STICK)]
+        if len(new):
             lay = self._layout
-            self._anchor[new_anchor] = point_positions(x0, lay["nodes"][new_anchor], lay["weights"][new_anchor], dt, v)
-        self._slide = np.where((mode == SLIP)[:, None], slide_dir, 0.0)
-        self._friction_mode = mode
-        self._normal_force = np.maximum(lam_n, 0.0) / dt
+            self._anchor[new] = point_positions(x0, lay["nodes"][new], lay["weights"][new], dt, v)
+        self._slide[:] = 0.0
+        self._slide[pts] = np.where((mode == SLIP)[:, None], slide_dir, 0.0)
+        self._friction_mode[:] = NONE
+        self._friction_mode[pts] = mode
+        self._normal_force[:] = 0.0
+        self._normal_force[pts] = np.maximum(lam_n, 0.0) / dt
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
