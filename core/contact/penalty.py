@@ -2,6 +2,7 @@
 (and each pile of touching bodies) answers its contacts through its own stiffness in the same solve."""
 import numpy as np
 
+from ..fem.block_sparse import invert_diagonal
 from ..jit import njit
 
 STIFFNESS = 100.0        # κ of a row, in units of the row's effective mass; the MPRGP correction removes the rest
@@ -116,8 +117,13 @@ class ContactPenalty:
         _diagonal(self.node, self.coef, self.normal, self.kappa, extra)
         touched = np.flatnonzero(np.abs(extra).sum(axis=(1, 2)) > 0.0)
         if len(touched):
-            blocks = np.linalg.inv(pinv[touched]) + extra[touched]
-            pinv[touched] = np.linalg.inv(blocks)
+            every = np.arange(len(touched))
+            blocks = np.empty((len(touched), 3, 3))
+            invert_diagonal(np.ascontiguousarray(pinv[touched]), every, blocks)
+            blocks += extra[touched]
+            inverse = np.empty_like(blocks)
+            invert_diagonal(blocks, every, inverse)
+            pinv[touched] = inverse
 
     def impulses(self, displacement, dt):
         """Impulse of each row along its direction (N·s, ≥ 0) applied over the step ending at d."""
