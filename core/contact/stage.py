@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
-from .bvh import BVH
+from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
 from .detect import detect
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
@@ -111,6 +111,16 @@ class ContactStage:
         lay["tri_mu"] = np.repeat([s.friction for s in self.surfaces], counts).astype(np.float64)
         lay["tri_onesided"] = np.repeat([s.closed for s in self.surfaces], counts).astype(np.bool_)
         lay["tri_thick"] = np.full(len(lay["tris"]), self.settings.body_thickness)
+        # Cells: the points' distinct node stencils (a render point's tet; a lone node without embedding). A point
+        # with negative weights lies outside its nodes' box by up to their sum times the box's size.
+        cells, point_cell = np.unique(lay["nodes"], axis=0, return_inverse=True)
+        point_cell = point_cell.ravel()
+        lay["cells"] = np.ascontiguousarray(cells)
+        lay["point_cell"] = point_cell
+        lay["cell_group"] = np.zeros(len(cells), np.int64)
+        lay["cell_group"][point_cell] = lay["group"]
+        lay["cell_grow"] = np.zeros(len(cells))
+        np.maximum.at(lay["cell_grow"], point_cell, -np.minimum(lay["weights"], 0.0).sum(axis=1))
         # One BVH per body: a body's points are tested against the other bodies' triangles only.
         lay["bvhs"] = []
         if len(self.surfaces) > 1:
@@ -120,7 +130,7 @@ class ContactStage:
                     sl = slice(toffs[i], toffs[i + 1])
                     others = np.flatnonzero(lay["group"] != i)
                     rest = np.concatenate([sf.rest for sf in self.surfaces])
-                    lay["bvhs"].append((BVH(rest, lay["tris"][sl]), sl, others))
+                    lay["bvhs"].append((BVH(rest, lay["tris"][sl], point_cell), sl, others))
         self._layout = lay
         self._side_hint = np.zeros((len(lay["nodes"]), 3))
         self._normal_force = np.zeros(len(lay["nodes"]))     # last step's, per point (N)
@@ -149,10 +159,16 @@ class ContactStage:
         return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
 
     # -- detection ----------------------------------------------------------------------------------
-    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin):
+    def _reach(self, tri_thick, margin):
+        """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
+        points are still found there (search_depth)."""
+        return tri_thick + margin + self.settings.search_depth
+
+    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint,
+                refit=True, cells=None):
         s = self.settings
-        # boxes reach below a surface as far as points are still found there (search_depth)
-        bvh.refit(v0, v1, tri_thick + margin.max() + s.search_depth)
+        if refit:
+            bvh.refit(v0, v1, self._reach(tri_thick, margin.max()), *(cells or ()))
         npts = len(p0)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
@@ -161,7 +177,7 @@ class ContactStage:
         slot_gap = np.empty((npts, K))
         detect(p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
-               margin, s.search_depth, self._side_hint, slot_tri, slot_b, slot_n, slot_gap)
+               margin, s.search_depth, hint, slot_tri, slot_b, slot_n, slot_gap)
         return _Candidates(slot_tri, slot_b, slot_n, slot_gap)
 
     def _gather(self, x0, v, dt, frac0, frac1, margin):
@@ -190,12 +206,36 @@ class ContactStage:
         np.fill_diagonal(near, False)
         if not hit_collider and not near.any():
             return None, rows
-        p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
-        p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v) if dt > 0.0 else p0
-        margin = np.full(len(p0), margin)
+        # Broad phase on the cage: a render point stays inside its tet, so the swept box of a cell's nodes (its
+        # tet) bounds its points' paths; only the points of cells that touch a collider box or a near body's box
+        # are positioned and tested.
+        cells = lay["cells"]
+        clo = np.empty((len(cells), 3))
+        chi = np.empty((len(cells), 3))
+        cell_boxes(cells, lay["cell_grow"], x0, x1, pad, clo, chi)
+        live_cell = np.zeros(len(cells), np.bool_)
         if hit_collider:
-            cand = self._detect(p0, p1, lay["group"], c0, c1, self._ctris, self._cgroup, self._cthick, self._conesided,
-                                self._collider_bvh, margin)
+            cb = self._collider_bvh
+            cb.refit(c0, c1, self._reach(self._cthick, np.max(margin)))
+            boxes_touch(clo, chi, cb.left, cb.right, cb.count, cb.lo, cb.hi, live_cell)
+        pairs = near[lay["cell_group"]]                       # (cells, bodies): the cell's body is near that body
+        for k in np.flatnonzero(near.any(axis=0)):
+            live_cell |= pairs[:, k] & np.all(clo <= boxes[k, 1], axis=1) & np.all(chi >= boxes[k, 0], axis=1)
+        live = np.flatnonzero(live_cell[lay["point_cell"]])
+        if near.any():   # other bodies' triangles: every point (their BVH leaves near the asking points read them)
+            p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
+            p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v) if dt > 0.0 else p0
+            q0, q1 = p0[live], p1[live]
+        else:
+            p0 = None
+            q0 = point_positions(x0, lay["nodes"][live], lay["weights"][live], 0.0, v)
+            q1 = point_positions(x0, lay["nodes"][live], lay["weights"][live], dt, v) if dt > 0.0 else q0
+        margin = np.full(len(q0), margin)
+        hint = self._side_hint[live]
+        if hit_collider:
+            cand = self._detect(q0, q1, lay["group"][live], c0, c1, self._ctris, self._cgroup, self._cthick,
+                                self._conesided, self._collider_bvh, margin, hint, refit=False)
+            cand.point = live[cand.point]
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
             coef = np.zeros((nc, STENCIL))
@@ -208,11 +248,16 @@ class ContactStage:
         for bvh, sl, others in lay["bvhs"]:
             if not near[lay["tri_group"][sl.start]].any():
                 continue
-            others = others[near[lay["tri_group"][sl.start], lay["group"][others]]]
-            cand = self._detect(p0[others], p1[others], lay["group"][others], p0, p1, lay["tris"][sl],
+            j = lay["tri_group"][sl.start]
+            asking = live_cell & near[j, lay["cell_group"]]
+            if not asking.any():
+                continue
+            region = (clo[asking].min(axis=0), chi[asking].max(axis=0))   # where the asking points can be
+            mine = np.flatnonzero(near[j, lay["group"][live]])   # indices into live
+            cand = self._detect(q0[mine], q1[mine], lay["group"][live[mine]], p0, p1, lay["tris"][sl],
                                 lay["tri_group"][sl], lay["tri_thick"][sl], lay["tri_onesided"][sl], bvh,
-                                margin[others])
-            cand.point = others[cand.point]
+                                margin[mine], hint[mine], cells=(clo, chi, region))
+            cand.point = live[mine[cand.point]]
             cand.tri = cand.tri + sl.start
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
@@ -224,7 +269,7 @@ class ContactStage:
             coef[:, 4:] = -(cand.bary[:, :, None] * lay["weights"][tp]).reshape(nc, 12)
             rows.append((cand, node, coef, np.zeros((nc, 3)), lay["tri_mu"][cand.tri],
                          np.full(nc, -1), lay["tri_group"][cand.tri]))
-        return p0, rows
+        return None, rows
 
     @staticmethod
     def _concat(rows):
