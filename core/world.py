@@ -152,9 +152,11 @@ class World:
                                      "(lower dt, add substeps or stiffen/soften the material)")
         self._pin_target_set[:] = False
         t1 = time.perf_counter()
-        solved = self._state.x.copy()
-        self._contact.stabilize(self._state.x, self._inverse_mass(), dt, self._node_counts(), penalty=self._penalty)
-        self._keep_tets_upright(solved, self._state.x)
+        if self._contact.penetrating:
+            solved = self._state.x.copy()
+            self._contact.stabilize(self._state.x, self._inverse_mass(), dt, self._node_counts(),
+                                    penalty=self._penalty)
+            self._keep_tets_upright(solved, self._state.x)
         self._contact.finish_step()
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)

@@ -61,6 +61,7 @@ class ContactStage:
         self.colliders = []
         self.surfaces = []
         self.contacts = Contacts.empty()
+        self.penetrating = False   # set by solve(): a point no penalty row held ends it inside a surface
         self._layout = None
         self._collider_bvh = None
 
@@ -389,6 +390,7 @@ class ContactStage:
         normal impulses (N·s): they count in the friction bounds and in the reported forces. Records
         self.contacts; returns the solver iterations used (0: no contact work).
         """
+        self.penetrating = False
         if self._idle():
             self.contacts = Contacts.empty()
             return 0
@@ -433,6 +435,12 @@ class ContactStage:
         iters = solve_contacts(work, invm, node, coef, normal, vmin, mu, floor, np.ascontiguousarray(move / dt),
                                self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
         impulse = (lam_n + floor)[:, None] * normal + lam_t + pen_t[point] / rows_of[point, None]
+        # does any point its penalty rows did not hold end the step inside (what post-stabilisation is for)?
+        moved = np.einsum("cs,csd->cd", coef, work[np.maximum(node, 0)] * (node >= 0)[:, :, None]) * dt - move
+        inside = gap + np.einsum("cd,cd->c", normal, moved) < -self.settings.tolerance * dt
+        if penalty is not None:
+            inside &= ~held[point]
+        self.penetrating = bool(inside.any())
         self._remember_friction(point, impulse, normal, combined_friction(lay["mu"][point], mu_other), node, coef,
                                 move, x0, work, dt)
         if work is not v:
