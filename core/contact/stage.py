@@ -327,8 +327,6 @@ class ContactStage:
         used = node >= 0
         invm = np.where(used, inv_mass[np.maximum(node, 0)], 0.0)
         k = (coef * coef * invm).sum(axis=1)
-        # a row targets the surface, and pushes a point already inside back by at most `slop` per step: a faster
-        # push puts energy in (a Suzanne resting on a floor kept bouncing with max_correction_speed · dt)
         slop = self.settings.slop
         r0 = np.maximum(gap, -slop) - np.einsum("cd,cd->c", normal, move)
         r_pred = r0 + dt * np.einsum("cs,csd,cd->c", coef, v[np.maximum(node, 0)] * used[:, :, None], normal)
@@ -343,6 +341,13 @@ class ContactStage:
         with np.errstate(divide="ignore", invalid="ignore"):
             room = np.where((load > 0) & (inv_mass > 0), NODE_STIFFNESS / (inv_mass * load), np.inf)
         kappa *= np.minimum(1.0, np.where(used[keep], room[flat].reshape(node.shape), np.inf).min(axis=1))
+        # A row targets the surface, and pushes a point already inside back by at most `slop` per step beyond the
+        # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
+        # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
+        # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
+        share = np.bincount(point, minlength=len(self._normal_force))[point]
+        sag = self._normal_force[point] / share * dt * dt / kappa
+        r0 = np.maximum(gap[keep], -(slop + sag)) - np.einsum("cd,cd->c", normal, move)
         node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._friction_rows(
             x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu)
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
