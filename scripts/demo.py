@@ -62,7 +62,8 @@ def main():
             print(f"   {name}: {json.dumps(figures)}")
     print(f"   total:  {time.perf_counter() - start:.1f} s")
     if not result["simulated"]:
-        print("== INCOMPLETE: nothing was simulated; the PNG shows the scene's start frame only. Missing:")
+        shown = "; the PNG shows the scene's start frame only" if result["renders"] else ""
+        print(f"== INCOMPLETE: nothing was simulated{shown}. Missing:")
         for item in result["missing"] + result["problems"]:
             print(f"   - {item}")
         sys.exit(1)

@@ -31,7 +31,7 @@ STEPS, RISE, RUN, TOP_END, WIDTH = 4, 0.2, 0.5, 2.1, 1.6
 # The soft bodies: name, mesh builder, location, rotation (XYZ Euler, degrees), material preset, cage resolution.
 BODIES = (
     ("Rubber Bunny", "bunny", (1.25, -0.12, 0.75), (0.0, 0.0, 200.0), "RUBBER", 10),
-    ("Jelly Suzanne", "monkey", (0.75, 0.35, 0.85), (-10.0, 0.0, -30.0), "JELLY", 10),
+    ("Jelly Suzanne", "monkey", (0.95, 0.2, 1.5), (-20.0, 0.0, -20.0), "JELLY", 10),
 )
 
 
