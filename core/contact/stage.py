@@ -160,16 +160,18 @@ class ContactStage:
         return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
 
     # -- detection ----------------------------------------------------------------------------------
-    def _reach(self, tri_thick, margin):
+    def _reach(self, tri_thick, margin, tri_onesided):
         """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
-        points are still found there (search_depth)."""
-        return tri_thick + margin + self.settings.search_depth
+        points are still found there: search_depth under a closed surface; twice the slop (as deep as the
+        correction leaves points the penalty rows hold) under an open one."""
+        s = self.settings
+        return tri_thick + margin + np.where(tri_onesided, s.search_depth, 2.0 * s.slop)
 
     def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint,
                 refit=True, cells=None):
         s = self.settings
         if refit:
-            bvh.refit(v0, v1, self._reach(tri_thick, margin.max()), *(cells or ()))
+            bvh.refit(v0, v1, self._reach(tri_thick, margin.max(), tri_onesided), *(cells or ()))
         npts = len(p0)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
@@ -217,7 +219,7 @@ class ContactStage:
         live_cell = np.zeros(len(cells), np.bool_)
         if hit_collider:
             cb = self._collider_bvh
-            cb.refit(c0, c1, self._reach(self._cthick, np.max(margin)))
+            cb.refit(c0, c1, self._reach(self._cthick, np.max(margin), self._conesided))
             boxes_touch(clo, chi, cb.left, cb.right, cb.count, cb.lo, cb.hi, live_cell)
         pairs = near[lay["cell_group"]]                       # (cells, bodies): the cell's body is near that body
         for k in np.flatnonzero(near.any(axis=0)):
