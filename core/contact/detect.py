@@ -145,8 +145,10 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                 slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = s * nx, s * ny, s * nz
                 slot_gap[i, k] = H0 - tau
             # inside only when no triangle as near as the nearest one sees the point in front: at a convex edge
-            # or corner (a point just past a cube's corner) the crossing constraints above are kept instead
-            if best >= 0 and best_h < 0.0 and not front_tie:
+            # or corner (a point just past a cube's corner) the crossing constraints above are kept instead; and
+            # only within search_depth: a large face's box can hold a point far from the face itself (a body
+            # falling beside a stair box was pushed 1.25 m along the normal of a face behind it)
+            if best >= 0 and best_h < 0.0 and not front_tie and best_d <= search_depth + tri_thick[best]:
                 for k in range(K):
                     slot_tri[i, k] = -1
                 slot_tri[i, 0] = best

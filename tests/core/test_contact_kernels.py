@@ -231,6 +231,26 @@ def test_initial_overlap_with_a_closed_collider_is_pushed_out_gradually_and_pins
     assert np.allclose(x[:3, 2], 0.0, atol=1e-3)      # out (within the solver tolerance), and not launched
 
 
+def test_a_point_beside_closed_boxes_is_not_inside_a_far_face():
+    # A staircase of boxes and a floor plane in one collider tree: a leaf's candidates include faces far from
+    # the point, and one of them, nearest among the candidates but 1.15 m away, sees the point behind it.
+    st = ContactStage()
+    for k in range(4):
+        lo, hi = np.array([0.5 * k, -0.8, 0.0]), np.array([0.5 * (k + 1), 0.8, 0.2 * (k + 1)])
+        st.add_collider(lo + (BOX_V - [-2.0, -2.0, -1.0]) / [4.0, 4.0, 1.0] * (hi - lo), BOX_T, friction=0.5,
+                        thickness=0.005)
+    st.add_collider(PLANE_V * 10, PLANE_T, friction=0.5, thickness=0.005)
+    assert all(c.closed for c in st.colliders[:4])
+    st.add_body(TetMesh(TET, [[0, 1, 2, 3]]), 0.5, "tet")
+    x = TET + [0.75, 0.35, 0.62]                      # above box 1 (top 0.4), beside box 2 (x from 1.0, top 0.6)
+    v = np.tile([0.0, 0.0, -1.0], (4, 1))
+    st.solve(x, v, np.ones(4), 1 / 96, [4])
+    assert len(st.contacts) == 0 and np.allclose(v[:, 2], -1.0)
+    before = x.copy()
+    st.stabilize(x, np.ones(4), 1 / 96, [4])
+    assert np.array_equal(x, before)
+
+
 def test_bad_collider_input():
     st = ContactStage()
     bad = PLANE_V.copy()
