@@ -28,10 +28,12 @@ COLLIDER_THICKNESS = 0.005  # m: Collision thickness_outer of the steps and the 
 # Staircase along x, descending toward -x: box k spans x in [k RUN, (k+1) RUN] (the top one runs on to
 # TOP_END) and z in [0, (k+1) RISE], y in [-WIDTH/2, WIDTH/2].
 STEPS, RISE, RUN, TOP_END, WIDTH = 4, 0.2, 0.5, 2.1, 1.6
-# The soft bodies: name, mesh builder, location, rotation (XYZ Euler, degrees), material preset, cage resolution.
+# The soft bodies: name, mesh builder, location, rotation (XYZ Euler, degrees), material preset, cage resolution,
+# Young's modulus instead of the preset's (None: the preset's). The Jelly preset (5 kPa) is a dessert-sized
+# jelly: a 40 cm Suzanne of it slumps under her own weight (ρ g h ≈ 3 kPa), so hers is a firm 25 kPa gel.
 BODIES = (
-    ("Rubber Bunny", "bunny", (1.25, -0.12, 0.75), (0.0, 0.0, 200.0), "RUBBER", 10),
-    ("Jelly Suzanne", "monkey", (0.95, 0.2, 1.5), (-20.0, 0.0, -20.0), "JELLY", 10),
+    ("Rubber Bunny", "bunny", (1.25, -0.12, 0.75), (0.0, 0.0, 200.0), "RUBBER", 10, None),
+    ("Jelly Suzanne", "monkey", (0.95, 0.2, 1.5), (-20.0, 0.0, -20.0), "JELLY", 10, 2.5e4),
 )
 
 
@@ -168,7 +170,7 @@ def build_scene():
                                 mat=principled(f"Step {k + 1}", step_colours[k], 0.55)))
 
     bodies = []
-    for name, kind, loc, rot, _preset, _res in BODIES:
+    for name, kind, loc, rot, _preset, _res, _stiffness in BODIES:
         mesh = bunny_mesh(name) if kind == "bunny" else monkey_mesh(name)
         mat = rubber_material() if kind == "bunny" else jelly_material()
         obj = add_object(name, mesh, loc, tuple(math.radians(a) for a in rot), mat, smooth=True)
@@ -259,7 +261,7 @@ def simulate(bodies, result):
         result["missing"] += [f"bpy.ops.softfem.{op}" for op in missing]
         return False
     bpy.context.scene.softfem.substeps = SUBSTEPS
-    for obj, (_name, _kind, _loc, _rot, preset, resolution) in zip(bodies, BODIES):
+    for obj, (_name, _kind, _loc, _rot, preset, resolution, stiffness) in zip(bodies, BODIES):
         obj.softfem.resolution = resolution
         bpy.ops.object.select_all(action="DESELECT")
         obj.select_set(True)
@@ -269,6 +271,8 @@ def simulate(bodies, result):
             result["missing"].append(f"add_soft_body on {obj.name} returned {sorted(ret)}")
             return False
         obj.softfem.preset = preset
+        if stiffness is not None:
+            obj.softfem.youngs_modulus = stiffness
     t = time.perf_counter()
     ret = bpy.ops.softfem.bake()
     result["bake_seconds"] = round(time.perf_counter() - t, 2)
