@@ -12,25 +12,11 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from contact import latlong_sphere  # noqa: E402  (benchmarks/contact.py)
 from core.contact.edges import EdgeBVH, edge_contacts, feature_edges, unique_edges  # noqa: E402
 
 REPEATS = 7
-
-
-def latlong_sphere(n_lat, n_lon, radius, centre):
-    """Closed sphere with n_lat * n_lon + 2 vertices (about 3x as many edges)."""
-    theta = np.linspace(0, np.pi, n_lat + 2)[1:-1]
-    phi = np.linspace(0, 2 * np.pi, n_lon, endpoint=False)
-    T, P = np.meshgrid(theta, phi, indexing="ij")
-    v = np.stack([np.sin(T) * np.cos(P), np.sin(T) * np.sin(P), np.cos(T)], -1).reshape(-1, 3)
-    v = np.vstack([[0, 0, 1], v, [0, 0, -1]]) * radius + centre
-    idx = 1 + np.arange(n_lat * n_lon).reshape(n_lat, n_lon)
-    nxt = np.roll(idx, -1, axis=1)
-    quads_a = np.stack([idx[:-1], idx[1:], nxt[1:]], -1).reshape(-1, 3)
-    quads_b = np.stack([idx[:-1], nxt[1:], nxt[:-1]], -1).reshape(-1, 3)
-    top = np.stack([np.zeros(n_lon, int), idx[0], nxt[0]], -1)
-    bottom = np.stack([np.full(n_lon, len(v) - 1), nxt[-1], idx[-1]], -1)
-    return v, np.concatenate([top, quads_a, quads_b, bottom])
 
 
 def subdivided_box(lo, hi, n):
