@@ -33,7 +33,7 @@ STEPS, RISE, RUN, TOP_END, WIDTH = 4, 0.2, 0.5, 2.1, 1.6
 # jelly: a 40 cm Suzanne of it slumps under her own weight (ρ g h ≈ 3 kPa), so hers is a firm 25 kPa gel.
 BODIES = (
     ("Rubber Bunny", "bunny", (1.25, -0.12, 0.75), (0.0, 0.0, 200.0), "RUBBER", 10, None),
-    ("Jelly Suzanne", "monkey", (0.95, 0.2, 1.5), (-20.0, 0.0, -20.0), "JELLY", 10, 2.5e4),
+    ("Jelly Suzanne", "monkey", (1.2, -0.08, 1.45), (-20.0, 0.0, -20.0), "JELLY", 10, 2.5e4),
 )
 
 
