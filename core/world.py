@@ -90,6 +90,7 @@ class World:
         new = State.at_rest(mesh.nodes, m)
         self._state = new if self._state is None else State.concatenate([self._state, new])
         self._model = model
+        self._inv_mass = np.where(model.pinned, 0.0, 1.0 / model.mass)   # contact response: 0 for pinned nodes
         self._specs = specs
         self._force_model = None
         self._pin_target = np.concatenate([self._pin_target, mesh.nodes])
@@ -131,7 +132,6 @@ class World:
         t0 = time.perf_counter()
         backup = self._state.copy()
         target = self._targets()
-        inv_mass = self._inverse_mass()
         # The contacts this step would make, predicted from the velocity under gravity alone (pins moving to
         # their targets), enter the implicit solve as penalty rows: each body (or pile of touching bodies)
         # answers them through its stiffness. The correction after the solve (_contact_correct) then removes
@@ -139,7 +139,7 @@ class World:
         guess = backup.v + dt * self._gravity
         pinned = self._model.pinned
         guess[pinned] = (target[pinned] - backup.x[pinned]) / dt
-        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts())
+        self._penalty = self._contact.predict(backup.x, guess, self._inv_mass, dt, self._node_counts())
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
                                         self.settings, self._correct, penalty=self._penalty)
@@ -154,7 +154,7 @@ class World:
         t1 = time.perf_counter()
         if self._contact.penetrating:
             solved = self._state.x.copy()
-            self._contact.stabilize(self._state.x, self._inverse_mass(), dt, self._node_counts(),
+            self._contact.stabilize(self._state.x, self._inv_mass, dt, self._node_counts(),
                                     penalty=self._penalty)
             self._keep_tets_upright(solved, self._state.x)
         self._contact.finish_step()
@@ -191,13 +191,10 @@ class World:
     def _node_counts(self):
         return [b - a for a, b in self._model.node_ranges]
 
-    def _inverse_mass(self):
-        return np.where(self._model.pinned, 0.0, 1.0 / self._model.mass)
-
     def _contact_correct(self, state, x_n, v_n, dt):
         penalty = self._penalty
         impulse = None if penalty is None else penalty.impulses(state.x - x_n, dt)
-        if self._contact.solve(x_n, state.v, self._inverse_mass(), dt, self._node_counts(),
+        if self._contact.solve(x_n, state.v, self._inv_mass, dt, self._node_counts(),
                                penalty=penalty, penalty_impulse=impulse):
             np.multiply(state.v, dt, out=state.x)
             state.x += x_n

@@ -63,11 +63,12 @@ def _product(node, coef, normal, kappa, rows, p, free, out):
 
 
 @njit(cache=True)
-def _diagonal(node, coef, normal, kappa, out):
-    """out[j] += Σ_c κ_c coef_cj² n_c n_cᵀ: the rows' share of the 3×3 diagonal blocks."""
-    for c in range(node.shape[0]):
-        for k in range(node.shape[1]):
-            j = node[c, k]
+def _diagonal(slot, coef, normal, kappa, out):
+    """out[slot_cj] += κ_c coef_cj² n_c n_cᵀ: the rows' share of the 3×3 diagonal blocks of the nodes they
+    touch (slot: each stencil entry's index among those nodes, −1 unused)."""
+    for c in range(slot.shape[0]):
+        for k in range(slot.shape[1]):
+            j = slot[c, k]
             if j >= 0:
                 a = kappa[c] * coef[c, k] * coef[c, k]
                 for r in range(3):
@@ -113,17 +114,17 @@ class ContactPenalty:
 
     def precondition(self, pinv):
         """Fold the rows' diagonal blocks into the block-Jacobi inverse pinv (N,3,3), in place."""
-        extra = np.zeros((self.num_nodes, 3, 3))
-        _diagonal(self.node, self.coef, self.normal, self.kappa, extra)
-        touched = np.flatnonzero(np.abs(extra).sum(axis=(1, 2)) > 0.0)
-        if len(touched):
-            every = np.arange(len(touched))
-            blocks = np.empty((len(touched), 3, 3))
-            invert_diagonal(np.ascontiguousarray(pinv[touched]), every, blocks)
-            blocks += extra[touched]
-            inverse = np.empty_like(blocks)
-            invert_diagonal(blocks, every, inverse)
-            pinv[touched] = inverse
+        touched = np.unique(self.node[self.node >= 0])
+        if not len(touched):
+            return
+        slot = np.where(self.node >= 0, np.searchsorted(touched, np.maximum(self.node, 0)), -1)
+        blocks = np.empty((len(touched), 3, 3))
+        every = np.arange(len(touched))
+        invert_diagonal(np.ascontiguousarray(pinv[touched]), every, blocks)
+        _diagonal(slot, self.coef, self.normal, self.kappa, blocks)
+        inverse = np.empty_like(blocks)
+        invert_diagonal(blocks, every, inverse)
+        pinv[touched] = inverse
 
     def impulses(self, displacement, dt):
         """Impulse of each row along its direction (N·s, ≥ 0) applied over the step ending at d."""

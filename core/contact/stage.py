@@ -407,7 +407,7 @@ class ContactStage:
         invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, work, dt, frac0, frac1)
         lay = self._layout
-        mu = combined_friction(lay["mu"][point], mu_other)
+        mu = mu_combined = combined_friction(lay["mu"][point], mu_other)
         allowed = gap.copy()
         if penalty is not None:
             # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
@@ -448,8 +448,7 @@ class ContactStage:
         if penalty is not None:
             inside &= ~held[point]
         self.penetrating = bool(inside.any())
-        self._remember_friction(point, impulse, normal, combined_friction(lay["mu"][point], mu_other), node, coef,
-                                move, x0, work, dt)
+        self._remember_friction(point, impulse, normal, mu_combined, node, coef, move, x0, work, dt)
         if work is not v:
             v[...] = work
         self._side_hint[:] = 0.0
