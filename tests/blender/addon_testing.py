@@ -30,13 +30,17 @@ def add_ico(bpy, location=(0.0, 0.0, 2.0), subdivisions=2, radius=0.5, name="Bal
     return obj
 
 
-def evaluated_world(bpy, obj):
-    """World positions of the object's evaluated mesh (what renders)."""
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
+def evaluated_local(bpy, obj):
+    """Object-space positions of the object's evaluated mesh (what renders)."""
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
     mesh = ev.to_mesh()
     co = np.empty(len(mesh.vertices) * 3, np.float32)
     mesh.vertices.foreach_get("co", co)
     ev.to_mesh_clear()
-    m = np.array(ev.matrix_world)
-    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+    return co.reshape(-1, 3)
+
+
+def evaluated_world(bpy, obj):
+    """World positions of the object's evaluated mesh (what renders)."""
+    m = np.array(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).matrix_world)
+    return evaluated_local(bpy, obj) @ m[:3, :3].T + m[:3, 3]

@@ -2,7 +2,7 @@
 import os
 
 import numpy as np
-from addon_testing import MODULE, add_ico
+from addon_testing import MODULE, add_ico, evaluated_local
 
 
 def ball(bpy, frames=6):
@@ -14,16 +14,6 @@ def ball(bpy, frames=6):
     return scene, obj
 
 
-def shown_local(bpy, obj):
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    mesh = ev.to_mesh()
-    co = np.empty(len(mesh.vertices) * 3, np.float32)
-    mesh.vertices.foreach_get("co", co)
-    ev.to_mesh_clear()
-    return co.reshape(-1, 3)
-
-
 def test_bake_save_reopen_plays_without_simulating_then_free(blender, softfem, tmp_path, monkeypatch):
     import addon_utils
     bpy = blender
@@ -33,7 +23,7 @@ def test_bake_save_reopen_plays_without_simulating_then_free(blender, softfem, t
     shown = {}
     for f in range(1, 7):
         scene.frame_set(f)
-        shown[f] = shown_local(bpy, obj).copy()
+        shown[f] = evaluated_local(bpy, obj).copy()
     cache_dir = bpy.path.abspath(scene.softfem.cache_directory)
     ours = sorted(os.listdir(cache_dir))
     assert len(ours) == 6
@@ -43,7 +33,7 @@ def test_bake_save_reopen_plays_without_simulating_then_free(blender, softfem, t
     # A baked cache is protected: changing E does not overwrite it (outdated, frames still shown).
     obj.softfem.youngs_modulus *= 2
     scene.frame_set(4)
-    np.testing.assert_array_equal(shown_local(bpy, obj), shown[4])
+    np.testing.assert_array_equal(evaluated_local(bpy, obj), shown[4])
     obj.softfem.youngs_modulus /= 2
     blend = str(tmp_path / "scene.blend")
     bpy.ops.wm.save_as_mainfile(filepath=blend)
@@ -59,7 +49,7 @@ def test_bake_save_reopen_plays_without_simulating_then_free(blender, softfem, t
     obj = scene.objects["Ball"]
     for f in (1, 3, 6, 2):
         scene.frame_set(f)
-        np.testing.assert_allclose(shown_local(bpy, obj), shown[f], atol=1e-6)
+        np.testing.assert_allclose(evaluated_local(bpy, obj), shown[f], atol=1e-6)
     sess = softfem.addon.session.existing(scene)
     assert sess.error is None and sess.core_calls == 0
     monkeypatch.undo()
@@ -69,7 +59,7 @@ def test_bake_save_reopen_plays_without_simulating_then_free(blender, softfem, t
     # Nothing cached any more at frame 2: the mesh is shown as modelled.
     basis = np.empty(len(obj.data.vertices) * 3, np.float32)
     obj.data.vertices.foreach_get("co", basis)
-    np.testing.assert_array_equal(shown_local(bpy, obj).ravel(), basis)
+    np.testing.assert_array_equal(evaluated_local(bpy, obj).ravel(), basis)
 
 
 def test_truncated_and_foreign_cache_files_are_ignored_and_resimulated(blender, softfem):
@@ -123,7 +113,7 @@ def test_mesh_cache_export_plays_without_the_addon(blender, softfem):
         assert not hasattr(obj, "softfem")
         for f in (5, 1, 3, 4, 2):
             scene.frame_set(f)
-            local = shown_local(bpy, obj)
+            local = evaluated_local(bpy, obj)
             np.testing.assert_array_equal(local, samples[f - 1])  # played back bit for bit (float32)
             np.testing.assert_allclose(local, expected[f][1], atol=1e-6)
             m = np.array(obj.matrix_world)
