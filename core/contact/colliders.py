@@ -21,10 +21,14 @@ class ContactSettings:
     max_contacts_per_point: constraints kept per render vertex (the most violated), default 4.
     slop: penetration left to the penalty rows of the implicit solve, m (default 5e-4): the correction after
         the solve pushes out only what lies deeper.
+    edge_contacts: also hold the bodies' render edges against the colliders' sharp (feature) edges (default
+        True); False: render vertices against collider triangles only, and a sharp edge (a step, a thin bar)
+        cuts between a coarse body's vertices.
     """
 
     def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
-                 search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4, slop=5e-4):
+                 search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4, slop=5e-4,
+                 edge_contacts=True):
         self.iterations = int(iterations)
         self.tolerance = float(tolerance)
         self.stabilization = float(stabilization)
@@ -34,6 +38,7 @@ class ContactSettings:
         self.margin = float(margin)
         self.max_contacts_per_point = int(max_contacts_per_point)
         self.slop = float(slop)
+        self.edge_contacts = bool(edge_contacts)
         numbers = (self.tolerance, self.stabilization, self.max_correction_speed, self.search_depth,
                    self.body_thickness, self.margin, self.slop)
         if self.iterations < 1 or self.max_contacts_per_point < 1 or not all(

@@ -343,8 +343,9 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
     thickness + margin + search_depth), the closest points (s, t) at the start of the step give the
     direction u from the other edge to the body edge. The side is then: for a closed collider's edge
     (faces given), inside when u is behind both adjacent triangles' planes and the closest point is not
-    the edge's end (the normal flips, the gap is negative; kept only within search_depth); else, near
-    contact, the side of side_hint; else u. Touching
+    the edge's end (the normal flips, the gap is negative; kept only within search_depth), or, near
+    contact, when side_hint and u point to opposite sides and u is behind the two planes' mean; else,
+    near contact, the side of side_hint; else u. Touching
     or exactly crossing edges take the normal ±(e1 × e2), oriented by side_hint, else the adjacent
     triangles' average normal, else against the relative motion. The pair is kept when the gap predicted
     at the end of the step along that normal is below thickness + margin (a side that flips during the
@@ -449,6 +450,11 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                             # strictly behind both planes: a body edge lying on a face is outside; past the
                             # edge's end (a corner) the two planes do not bound the solid
                             if nx * n1x + ny * n1y + nz * n1z < -1e-9 and nx * n2x + ny * n2y + nz * n2z < -1e-9:
+                                sign = -1.0
+                            # a body edge resting across the edge sags below its face plane level with the
+                            # other face (u straight down from a bar's top edge): inside, as its last side says
+                            elif (has_hint and dist < search_depth + tau and nx * hx + ny * hy + nz * hz < 0.0
+                                  and nx * (n1x + n2x) + ny * (n1y + n2y) + nz * (n1z + n2z) < 0.0):
                                 sign = -1.0
                         elif has_hint and dist < search_depth + tau:
                             if nx * hx + ny * hy + nz * hz < 0.0:

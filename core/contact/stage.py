@@ -5,6 +5,8 @@ from ..errors import InvalidInputError
 from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
 from .detect import detect
+from .edge_rows import ColliderEdges, collider_edge_rows, contact_positions
+from .edges import unique_edges
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
 from .response import solve_contacts
 from .surface import BodySurface, point_positions
@@ -64,6 +66,7 @@ class ContactStage:
         self.penetrating = False   # set by solve(): a point no penalty row held ends it inside a surface
         self._layout = None
         self._collider_bvh = None
+        self._collider_edges = None
 
     # -- scene --------------------------------------------------------------------------------------
     def add_collider(self, vertices, triangles, friction=0.5, thickness=0.0, name=None):
@@ -71,6 +74,7 @@ class ContactStage:
         c = Collider(len(self.colliders), vertices, triangles, friction, thickness, name)
         self.colliders.append(c)
         self._collider_bvh = None
+        self._collider_edges = None
         return c
 
     def move_collider(self, collider, vertices):
@@ -132,12 +136,18 @@ class ContactStage:
                     others = np.flatnonzero(lay["group"] != i)
                     rest = np.concatenate([sf.rest for sf in self.surfaces])
                     lay["bvhs"].append((BVH(rest, lay["tris"][sl], point_cell), sl, others))
+        # Bookkeeping points: the render points, then the render edges (edge e is point P + e, core.contact.edge_rows).
+        lay["edges"] = unique_edges(lay["tris"])
+        lay["point_offsets"] = poffs
+        lay["group"] = np.concatenate([lay["group"], lay["group"][lay["edges"][:, 0]]])
+        lay["mu"] = np.concatenate([lay["mu"], lay["mu"][lay["edges"][:, 0]]])
+        n = lay["num_points"] = len(lay["group"])
         self._layout = lay
-        self._side_hint = np.zeros((len(lay["nodes"]), 3))
-        self._normal_force = np.zeros(len(lay["nodes"]))     # last step's, per point (N)
-        self._friction_mode = np.zeros(len(lay["nodes"]), np.int8)   # NONE, STICK or SLIP
-        self._anchor = np.zeros((len(lay["nodes"]), 3))      # where a sticking point stuck (collider contacts)
-        self._slide = np.zeros((len(lay["nodes"]), 3))       # unit sliding direction of a sliding point
+        self._side_hint = np.zeros((n, 3))
+        self._normal_force = np.zeros(n)     # last step's, per point (N)
+        self._friction_mode = np.zeros(n, np.int8)   # NONE, STICK or SLIP
+        self._anchor = np.zeros((n, 3))      # where a sticking point stuck (collider contacts)
+        self._slide = np.zeros((n, 3))       # unit sliding direction of a sliding point
 
     def _collider_arrays(self):
         if self._collider_bvh is None:
@@ -274,6 +284,26 @@ class ContactStage:
                          np.full(nc, -1), lay["tri_group"][cand.tri]))
         return None, rows
 
+    def _edge_rows(self, x0, v, dt, frac0, frac1, margin, rows):
+        """Rows of the bodies' render edges against the colliders' feature edges (core.contact.edge_rows), given
+        the vertex rows `rows` of the same motion."""
+        self._collider_arrays()
+        if not self.settings.edge_contacts or not self._collider_bvh:
+            return []
+        if self._collider_edges is None:
+            self._collider_edges = ColliderEdges(self._live)
+        lay = self._layout
+        held = [c for c in rows if np.any(c[5] >= 0)]
+        held = (np.concatenate([c[0].point for c in held]).astype(np.int64) if held else np.zeros(0, np.int64),
+                np.concatenate([c[0].normal for c in held]).reshape(-1, 3) if held else np.zeros((0, 3)),
+                np.concatenate([c[5] for c in held]).astype(np.int64) if held else np.zeros(0, np.int64))
+        npts = len(lay["nodes"])
+        return collider_edge_rows(lay["edges"], npts, lay["nodes"], lay["weights"], lay["offsets"],
+                                  lay["point_offsets"], x0, v, dt, self._collider_positions(frac0),
+                                  self._collider_positions(frac1), self._ctris, self._collider_edges, margin,
+                                  self.settings.search_depth, self._side_hint[npts:], held,
+                                  self.settings.max_contacts_per_point, STENCIL)
+
     @staticmethod
     def _concat(rows):
         if not rows:
@@ -307,9 +337,11 @@ class ContactStage:
         """The contact rows of the motion x0 + dt v (see _gather), stencils trimmed to 4 nodes when no row
         is body–body."""
         p0, rows = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
+        rows += self._edge_rows(x0, v, dt, frac0, frac1, self.settings.margin, rows)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._concat(rows)
-        if np.all(other < 0):  # colliders only: the triangle side of the stencil is empty
-            node, coef = np.ascontiguousarray(node[:, :4]), np.ascontiguousarray(coef[:, :4])
+        if np.all(other < 0):  # colliders only: the triangle side of the stencil is empty (an edge row's is 8 wide)
+            width = 8 if np.any(point >= len(self._layout["nodes"])) else 4
+            node, coef = np.ascontiguousarray(node[:, :width]), np.ascontiguousarray(coef[:, :width])
         return point, normal, gap, node, coef, move, mu_other, collider, other
 
     def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0):
@@ -413,11 +445,11 @@ class ContactStage:
             # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
             # surface, where they carry its weight; pushing it out in velocity kicks the light cage nodes around
             # it through their tets (measured: 3 tets inverted in most steps of a Suzanne resting on a floor)
-            held = np.zeros(len(lay["nodes"]), bool)
+            held = np.zeros(lay["num_points"], bool)
             held[penalty.point] = True
             allowed[held[point]] += self.settings.slop
         vmin = np.where(allowed >= 0.0, -allowed / dt, 0.0)
-        n_points = len(lay["nodes"])
+        n_points = lay["num_points"]
         rows_of = np.bincount(point, minlength=n_points)
         floor = np.zeros(len(point))
         pen_t = np.zeros((n_points, 3))   # each point's tangential penalty impulse
@@ -456,7 +488,7 @@ class ContactStage:
             nrm = ~penalty.tangent
             self._side_hint[penalty.point[nrm]] = penalty.normal[nrm]
         self._side_hint[point] = normal
-        ends = point_positions(x0, lay["nodes"][point], lay["weights"][point], dt, work)
+        ends = contact_positions(point, node, coef, x0, work, dt, len(lay["nodes"]))
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if extra is not None and extra[1].any():
             contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, *extra, penalty_impulse)
@@ -491,6 +523,7 @@ class ContactStage:
         slide_dir = np.where(((was == STICK) | (speed <= STOPPED_SPEED))[:, None], against, direction)
         mode = np.where(lam_n > 0.0, np.where(stick, STICK, SLIP), NONE).astype(np.int8)
         mode[(mode == SLIP) & ~np.any(slide_dir != 0.0, axis=1)] = NONE
+        mode[pts >= len(self._layout["nodes"])] = NONE   # edge contacts keep no friction state (core.contact.edge_rows)
         new = pts[(mode == STICK) & (was != STICK)]
         if len(new):
             lay = self._layout
@@ -515,6 +548,7 @@ class ContactStage:
         invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
         zero = np.zeros_like(xc)
         _, rows = self._gather(xc, zero, 0.0, frac, frac, 0.0)
+        rows += self._edge_rows(xc, zero, 0.0, frac, frac, 0.0, rows)
         point, normal, gap, node, coef, _, _, _, _ = self._concat(rows)
         deep = gap < 0.0
         if penalty is not None:
@@ -541,7 +575,7 @@ def _tangents(normal):
 def _append_penalty_contacts(contacts, lay, x0, v, dt, penalty, rows, impulse):
     """contacts plus the penalty rows `rows` (mask) as contacts of their own (force = impulse / dt along the normal)."""
     pt = penalty.point[rows]
-    ends = point_positions(x0, lay["nodes"][pt], lay["weights"][pt], dt, v)
+    ends = contact_positions(pt, penalty.node[rows], penalty.coef[rows], x0, v, dt, len(lay["nodes"]))
     join = [np.concatenate(pair) for pair in (
         (contacts.points, ends), (contacts.normals, penalty.normal[rows]), (contacts.depths, np.zeros(len(pt))),
         (contacts.forces, penalty.normal[rows] * (impulse[rows] / dt)[:, None]), (contacts.body, lay["group"][pt]),

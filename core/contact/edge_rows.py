@@ -1,0 +1,138 @@
+"""Edge–edge solver rows of the contact stage: the bodies' render edges against the colliders' feature edges.
+
+The stage keeps per-point bookkeeping (side hint, normal force, friction state); a render edge is a
+bookkeeping point of its own, numbered after the render points (edge e is point P + e). An edge row is a
+row like a vertex–triangle row: its stencil is the 8 nodes of the body edge's two points ((1−s) w_a, s w_b),
+its `move` the collider edge's motion at the contact. Edge contacts keep no friction state between steps:
+the contact point slides along both edges as they move, so there is no material point to anchor; their
+Coulomb friction comes from the velocity correction of each step.
+"""
+import numpy as np
+
+from .edges import EdgeBVH, edge_contacts, edge_stencil, feature_edges
+from .surface import point_positions
+
+PLANE_COS = 0.9999   # two vertex rows with normals this close hold their points against one plane
+EDGE_STENCIL = 8     # the two points' 4 nodes each
+
+
+class ColliderEdges:
+    """The live colliders' feature edges, numbered over the stage's concatenated collider vertices and
+    triangles (found once, on the colliders' start positions): edges (F,2), faces (F,2) adjacent triangle
+    ids (−1: two-sided), thickness, friction and collider index per edge, and their EdgeBVH."""
+
+    def __init__(self, live):
+        edges, faces, thick, mu, index = [], [], [], [], []
+        voff = toff = 0
+        for c in live:
+            fe, fa = feature_edges(c.start, c.triangles, closed=c.closed)
+            edges.append(fe + voff)
+            faces.append(np.where(fa >= 0, fa + toff, -1))
+            thick.append(np.full(len(fe), c.thickness))
+            mu.append(np.full(len(fe), c.friction))
+            index.append(np.full(len(fe), c.index, np.int64))
+            voff += len(c.start)
+            toff += len(c.triangles)
+        self.edges = np.ascontiguousarray(np.concatenate(edges), dtype=np.int64).reshape(-1, 2)
+        self.faces = np.ascontiguousarray(np.concatenate(faces), dtype=np.int64).reshape(-1, 2)
+        self.thickness = np.concatenate(thick)
+        self.friction = np.concatenate(mu)
+        self.collider = np.concatenate(index)
+        self.bvh = EdgeBVH(np.concatenate([c.start for c in live]), self.edges) if len(self.edges) else None
+
+    def __len__(self):
+        return len(self.edges)
+
+
+class EdgeRowSet:
+    """One call's edge rows, with the fields the stage reads from a candidate set (point, normal, gap)."""
+
+    def __init__(self, point, normal, gap):
+        self.point, self.normal, self.gap = point, normal, gap
+
+
+def collider_edge_rows(edges, first, nodes, weights, offsets, point_offsets, x0, v, dt, c0, c1, ctris, cedges,
+                       margin, search_depth, side_hint, held, max_per_edge, width):
+    """Rows (a list of 0 or 1 row tuples as the stage's _gather makes them) of the render edges `edges`
+    (bookkeeping points first + e) against the collider feature edges `cedges` (ColliderEdges) over the
+    motion x0 + dt v of the nodes, colliders from c0 to c1 (triangles ctris over them).
+
+    nodes, weights (P,4): the render points' stencils; offsets, point_offsets: each body's first node and
+    point; side_hint (E,3): the edges' last normals; held (point, normal, collider) of the step's vertex
+    rows: an edge contact against a collider is dropped when both its points have a vertex row against
+    that collider with one normal (they hold the edge against one plane, the edge between them too; its
+    feature edges' crossings are then no separate contact). width: the stencil width of the stage's rows.
+    """
+    if cedges.bvh is None or not len(edges):
+        return []
+    pad = cedges.thickness.max() + margin + search_depth
+    lo = np.minimum(c0[cedges.edges].min(axis=(0, 1)), c1[cedges.edges].min(axis=(0, 1))) - pad
+    hi = np.maximum(c0[cedges.edges].max(axis=(0, 1)), c1[cedges.edges].max(axis=(0, 1))) + pad
+    x1 = x0 + dt * v
+    p0 = np.full((len(nodes), 3), np.nan)   # bodies away from every feature edge: NaN points, skipped
+    p1 = p0.copy()
+    near = False
+    for b in range(len(offsets) - 1):
+        a, e = offsets[b], offsets[b + 1]
+        pa, pe = point_offsets[b], point_offsets[b + 1]
+        if a == e or pa == pe:
+            continue
+        # render points lie in their tets, or outside by their negative weights' share of the tets' size
+        grow = -np.minimum(weights[pa:pe], 0.0).sum(axis=1).max() * (x0[a:e].max(axis=0) - x0[a:e].min(axis=0))
+        blo = np.minimum(x0[a:e].min(axis=0), x1[a:e].min(axis=0)) - grow
+        bhi = np.maximum(x0[a:e].max(axis=0), x1[a:e].max(axis=0)) + grow
+        if np.all(blo <= hi) and np.all(bhi >= lo):
+            near = True
+            p0[pa:pe] = point_positions(x0, nodes[pa:pe], weights[pa:pe], 0.0, v)
+            p1[pa:pe] = point_positions(x0, nodes[pa:pe], weights[pa:pe], dt, v) if dt > 0.0 else p0[pa:pe]
+    if not near:
+        return []
+    ec = edge_contacts(edges, p0, p1, cedges.bvh, c0, c1, cedges.thickness, margin, search_depth,
+                       side_hint=side_hint, faces=cedges.faces, triangles=ctris, max_per_edge=max_per_edge)
+    if not len(ec):
+        return []
+    collider = cedges.collider[ec.other]
+    keep = ~_held_on_one_plane(ec.points, collider, *held)
+    if not keep.any():
+        return []
+    n = int(keep.sum())
+    pts, s, t, oth = ec.points[keep], ec.s[keep], ec.t[keep], ec.other[keep]
+    node = np.full((n, width), -1, np.int64)
+    coef = np.zeros((n, width))
+    node[:, :EDGE_STENCIL], coef[:, :EDGE_STENCIL] = edge_stencil(pts, s, nodes, weights)
+    ends = cedges.edges[oth]
+    move = (1.0 - t)[:, None] * (c1 - c0)[ends[:, 0]] + t[:, None] * (c1 - c0)[ends[:, 1]]
+    rows = EdgeRowSet(first + ec.edge[keep], np.ascontiguousarray(ec.normal[keep]), ec.gap[keep])
+    return [(rows, node, coef, move, cedges.friction[oth], collider[keep], np.full(n, -1, np.int64))]
+
+
+def _held_on_one_plane(points, collider, row_point, row_normal, row_collider):
+    """(n,) bool: both points (n,2) of an edge contact against `collider` (n,) have a vertex row against that
+    collider, the two rows' normals within PLANE_COS."""
+    n = len(points)
+    if n == 0 or len(row_point) == 0:
+        return np.zeros(n, bool)
+    order = np.lexsort((row_collider, row_point))
+    rp, rc, rn = row_point[order], row_collider[order], row_normal[order]
+    per = np.bincount(rp).max()   # rows per point at most
+    found = []
+    for end in range(2):
+        p = points[:, end]
+        start = np.searchsorted(rp, p)
+        k = start[:, None] + np.arange(per)
+        k_ok = k < len(rp)
+        k = np.minimum(k, len(rp) - 1)
+        ok = k_ok & (rp[k] == p[:, None]) & (rc[k] == collider[:, None])
+        found.append((np.where(ok[:, :, None], rn[k], 0.0), ok))
+    (na, oka), (nb, okb) = found
+    cos = np.einsum("iad,ibd->iab", na, nb)
+    return np.any(oka[:, :, None] & okb[:, None, :] & (cos > PLANE_COS), axis=(1, 2))
+
+
+def contact_positions(point, node, coef, x0, v, dt, num_render_points):
+    """Where the rows' body points (a render point, or an edge's contact point) are at the end of the motion
+    x0 + dt v: their stencil's body side (4 nodes; an edge row's 8), as the stage reports contacts."""
+    width = np.where(point >= num_render_points, EDGE_STENCIL, 4)
+    take = (np.arange(node.shape[1])[None, :] < width[:, None]) & (node >= 0)
+    j = np.maximum(node, 0)
+    return np.einsum("cs,csd->cd", np.where(take, coef, 0.0), x0[j] + dt * v[j])

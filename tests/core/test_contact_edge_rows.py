@@ -1,0 +1,126 @@
+"""Edge–edge rows in the contact stage: a coarse cube rests on bars thinner than its render edges' spacing, a
+coarse Suzanne lands across a box edge without it cutting in."""
+import os
+
+import numpy as np
+import pytest
+
+import core
+from contact_scenes import box_surface
+from core.contact.edges import unique_edges
+from core.geometry.obj import load_obj
+from test_contact_edges import brute_closest_many
+from test_shape_recovery import MODELS, SUZANNE, box, rotation
+
+BAR_TOP = 0.29
+RIMS = (-0.07, -0.05, 0.05, 0.07)      # the two bars' long top edges (x), bars 2 cm wide along y
+MASS = 500.0 * 0.2 ** 3                 # kg: the 20 cm cube of density 500
+
+
+def grill():
+    """Two closed 2 cm x 2 m bars along y, tops at BAR_TOP, as one collider."""
+    a, t = box_surface((RIMS[0], -1.0, 0.0), (RIMS[1], 1.0, BAR_TOP))
+    b, _ = box_surface((RIMS[2], -1.0, 0.0), (RIMS[3], 1.0, BAR_TOP))
+    return np.vstack([a, b]), np.concatenate([t, t + len(a)])
+
+
+def drop_cube_on_grill(edge_contacts, steps):
+    """A 20 cm cube whose render surface is its 12 triangles (8 vertices, 10 cm off both bars), embedded in a
+    finer cage, dropped from 1 cm above the bars; returns the cage, the body and the world."""
+    cv, ct = box_surface((-0.1, -0.1, BAR_TOP + 0.01), (0.1, 0.1, BAR_TOP + 0.21))
+    tm = core.tetrahedralize(cv, ct, resolution=6, mode="cage")
+    tm.embedding.triangles = ct
+    world = core.World()
+    world.contact_settings.edge_contacts = edge_contacts
+    body = world.add_body(tm, core.Material(youngs_modulus=1e5, poisson_ratio=0.4, density=500.0, friction=0.5))
+    world.add_collider(*grill(), friction=0.5)
+    for _ in range(steps):
+        world.step(1.0 / 96.0)
+    return tm, body, world
+
+
+def depth_below_rims(points, edges):
+    """How far each render edge passes below a bar's top edge where it crosses it (plane x = rim), by
+    interpolating its two end points: (k,) for the k crossings (positive: below the bar's top)."""
+    a, b = points[edges[:, 0]], points[edges[:, 1]]
+    depths = []
+    for x in RIMS:
+        cross = (a[:, 0] - x) * (b[:, 0] - x) < 0.0
+        s = (x - a[cross, 0]) / (b[cross, 0] - a[cross, 0])
+        depths.append(BAR_TOP - (a[cross, 2] + s * (b[cross, 2] - a[cross, 2])))
+    return np.concatenate(depths)
+
+
+def test_coarse_cube_rests_on_bars_between_its_vertices():
+    tm, body, world = drop_cube_on_grill(True, 96)
+    p = tm.embedding.positions(body.x)
+    edges = unique_edges(tm.embedding.triangles)
+    bottom = tm.embedding.positions(tm.nodes)[:, 2] < BAR_TOP + 0.02
+    depth = depth_below_rims(p, edges[bottom[edges].all(axis=1)])
+    assert len(depth) == 12          # the bottom face's two sides and diagonal cross each of the 4 rims
+    assert depth.max() < 0.003, f"render edges {depth.max() * 1e3:.1f} mm below a bar's top"
+    assert p[:, 2].min() > BAR_TOP - 0.01                  # the corners sag a little beyond the bars, no more
+    assert np.all(np.linalg.norm(body.v, axis=1) < 0.05)   # at rest
+    assert np.all(tm.volumes(body.x) > 0.0)
+    # the contacts are the edge crossings above the rims, and carry the cube's weight
+    c = world.contacts
+    assert len(c) and np.all(np.min(np.abs(c.points[:, :1] - np.array(RIMS)), axis=1) < 0.005)
+    assert np.all(c.normals[:, 2] > 0.9)
+    assert c.forces[:, 2].sum() == pytest.approx(MASS * 9.81, rel=0.1)
+
+
+def test_without_edge_contacts_the_cube_falls_between_the_bars():
+    tm, body, _ = drop_cube_on_grill(False, 48)
+    p = tm.embedding.positions(body.x)
+    assert p[:, 2].max() < BAR_TOP - 0.1     # its top went below the bars' top: through them
+
+
+@pytest.mark.skipif(not os.path.isdir(MODELS), reason="shared models folder absent")
+def test_unsubdivided_suzanne_across_a_box_edge_stays_off_the_edge():
+    """Suzanne at her original 968 triangles (test_shape_recovery's scene, not subdivided) lands with her cheek
+    across a box's top edge: with edge rows her render edges stay near the box's 2 cm thickness from the edge
+    (the rows are as soft as the vertex rows under the impact); without, the edge cuts in between her vertices."""
+    v, t = load_obj(SUZANNE)
+    v = v[:, [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
+    v = (v - v.mean(axis=0)) * (0.76 / np.ptp(v, axis=0).max())
+    v = v @ (rotation(2, -12.0) @ rotation(0, -10.0)).T + np.array([0.15, 0.25, 1.35])
+    tm = core.tetrahedralize(v, t, resolution=12)
+    edges = unique_edges(t)
+    step_edge = np.array([[0.2, -0.7, 0.4], [0.2, 1.3, 0.4]])    # the box's top edge under her cheek
+    nearest = {}
+    for edge_contacts in (True, False):
+        world = core.World(settings=core.SolverSettings(cg_iterations=50))
+        world.contact_settings.edge_contacts = edge_contacts
+        body = world.add_body(tm, core.Material(youngs_modulus=1.0e5, poisson_ratio=0.45, density=1070.0,
+                                                damping_mass=0.0, damping_stiffness=0.001, friction=0.7))
+        world.add_collider(*box((0.2, -0.7, 0.0), (1.8, 1.3, 0.4)), friction=0.5, thickness=0.02)
+        closest = np.inf
+        for _ in range(56):    # she reaches the edge at step 34 and slides off it by step 56
+            world.step(1.0 / 96.0)
+            p = tm.embedding.positions(body.x)
+            a, b = p[edges[:, 0]], p[edges[:, 1]]
+            n = len(edges)
+            closest = min(closest, brute_closest_many(a, b, np.tile(step_edge[0], (n, 1)),
+                                                      np.tile(step_edge[1], (n, 1)))[2].min())
+        nearest[edge_contacts] = closest
+    assert nearest[True] > 0.012, f"render edges {nearest[True] * 1e3:.1f} mm from the box edge"
+    assert nearest[False] < 0.005
+
+
+def test_an_edge_held_on_a_face_by_its_points_gets_no_edge_row_at_the_rim():
+    """A body edge resting on a box's top face, 3 mm from and along its top edge, sunk 0.3 mm (as the penalty
+    leaves it): it is behind both of the edge's planes, but its two points' face rows already hold it; an edge
+    row would push it sideways over the rim by 3 mm."""
+    from contact_scenes import tet_box
+    from core.contact import ContactStage
+    stage = ContactStage()
+    stage.add_collider(*box((0.0, -1.0, 0.0), (1.0, 1.0, 0.4)), friction=0.5)
+    mesh = tet_box((2, 2, 1), (0.1, 0.1, 0.05), (0.897, -0.05, 0.4 - 0.0003))
+    stage.add_body(mesh, 0.5, "block")
+    x = mesh.nodes
+    v = np.tile([0.0, 0.0, -0.05], (len(x), 1))
+    stage.solve(x, v, np.ones(len(x)), 1.0 / 96.0, [len(x)])
+    c = stage.contacts
+    assert len(c) == 9                      # the bottom face's nine nodes
+    assert np.allclose(c.normals, [0.0, 0.0, 1.0])
+    assert np.allclose(v[:, :2], 0.0)       # not pushed towards the rim
