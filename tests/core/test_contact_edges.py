@@ -172,6 +172,19 @@ def test_edge_already_crossed_into_the_box_is_pushed_back_out():
     assert len(box_contacts(p0 - [0.02, 0, 0.02], p0 - [0.02, 0, 0.02])[0]) == 0
 
 
+def test_edge_sagging_across_a_box_top_edge_stays_on_its_side():
+    # resting across the top edge, it sags 1 mm below the top face: straight below the edge, level with the
+    # side face (not strictly behind it); its last normal (up) says it is inside, to be pushed back up
+    p0 = np.array([[-0.4, 0.2, -0.001], [0.6, 0.2, -0.001]])
+    ec, _ = box_contacts(p0, p0, side_hint=np.array([[0.0, 0.0, 1.0]]))
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1]) and ec.gap[0] == pytest.approx(-0.001)
+    assert len(box_contacts(p0, p0)[0]) == 0   # without a history: 1 mm below the edge, outside the side face
+    # beside the side face, in front of the two planes' mean, an opposite hint does not flip it
+    p0 = np.array([[0.003, 0.0, 0.3], [0.003, 0.4, -0.3]])
+    ec, _ = box_contacts(p0, p0 - [0.005, 0.0, 0.0], side_hint=np.array([[-1.0, 0.0, 0.0]]))
+    assert len(ec) == 1 and ec.normal[0, 0] > 0.99 and ec.gap[0] == pytest.approx(0.003)
+
+
 def test_past_a_box_corner_is_outside():
     # a body edge just past the corner (0, 1, 0), below the top plane and behind the side plane, but beyond
     # the end face y = 1: outside, approaching the corner; every normal points out of the box (+y)
