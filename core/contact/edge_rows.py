@@ -51,18 +51,19 @@ class EdgeRowSet:
         self.point, self.normal, self.gap = point, normal, gap
 
 
-def collider_edge_rows(edges, first, nodes, weights, offsets, point_offsets, x0, v, dt, c0, c1, ctris, cedges,
-                       margin, search_depth, side_hint, held, max_per_edge, width):
-    """Rows (a list of 0 or 1 row tuples as the stage's _gather makes them) of the render edges `edges`
-    (bookkeeping points first + e) against the collider feature edges `cedges` (ColliderEdges) over the
-    motion x0 + dt v of the nodes, colliders from c0 to c1 (triangles ctris over them).
+def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_depth, side_hint, vertex_rows,
+                       max_per_edge, width):
+    """Rows (a list of 0 or 1 row tuples, as the stage's _gather makes them) of the render edges lay["edges"]
+    (bookkeeping points P + e) against the collider feature edges `cedges` (ColliderEdges) over the motion
+    x0 + dt v of the nodes, the colliders moving from c0 to c1 (triangles ctris over them).
 
-    nodes, weights (P,4): the render points' stencils; offsets, point_offsets: each body's first node and
-    point; side_hint (E,3): the edges' last normals; held (point, normal, collider) of the step's vertex
-    rows: an edge contact against a collider is dropped when both its points have a vertex row against
-    that collider with one normal (they hold the edge against one plane, the edge between them too; its
-    feature edges' crossings are then no separate contact). width: the stencil width of the stage's rows.
+    lay: the stage's layout (render points' stencils "nodes", "weights" (P,4); each body's first node and
+    point, "offsets", "point_offsets"; "cell_grow", "cell_group"); side_hint (E,3): the edges' last normals;
+    vertex_rows: the same motion's vertex rows (row tuples): an edge contact against a collider is dropped
+    when both its points have a vertex row against that collider with one normal (they hold the edge against
+    one plane, the edge between them too); width: the stencil width of the stage's rows.
     """
+    edges, nodes, weights = lay["edges"], lay["nodes"], lay["weights"]
     if cedges.bvh is None or not len(edges):
         return []
     pad = cedges.thickness.max() + margin + search_depth
@@ -72,13 +73,14 @@ def collider_edge_rows(edges, first, nodes, weights, offsets, point_offsets, x0,
     p0 = np.full((len(nodes), 3), np.nan)   # bodies away from every feature edge: NaN points, skipped
     p1 = p0.copy()
     near = False
+    offsets, point_offsets = lay["offsets"], lay["point_offsets"]
     for b in range(len(offsets) - 1):
         a, e = offsets[b], offsets[b + 1]
         pa, pe = point_offsets[b], point_offsets[b + 1]
         if a == e or pa == pe:
             continue
         # render points lie in their tets, or outside by their negative weights' share of the tets' size
-        grow = -np.minimum(weights[pa:pe], 0.0).sum(axis=1).max() * (x0[a:e].max(axis=0) - x0[a:e].min(axis=0))
+        grow = lay["cell_grow"][lay["cell_group"] == b].max() * (x0[a:e].max(axis=0) - x0[a:e].min(axis=0))
         blo = np.minimum(x0[a:e].min(axis=0), x1[a:e].min(axis=0)) - grow
         bhi = np.maximum(x0[a:e].max(axis=0), x1[a:e].max(axis=0)) + grow
         if np.all(blo <= hi) and np.all(bhi >= lo):
@@ -92,7 +94,7 @@ def collider_edge_rows(edges, first, nodes, weights, offsets, point_offsets, x0,
     if not len(ec):
         return []
     collider = cedges.collider[ec.other]
-    keep = ~_held_on_one_plane(ec.points, collider, *held)
+    keep = ~_held_on_one_plane(ec.points, collider, vertex_rows)
     if not keep.any():
         return []
     n = int(keep.sum())
@@ -102,15 +104,21 @@ def collider_edge_rows(edges, first, nodes, weights, offsets, point_offsets, x0,
     node[:, :EDGE_STENCIL], coef[:, :EDGE_STENCIL] = edge_stencil(pts, s, nodes, weights)
     ends = cedges.edges[oth]
     move = (1.0 - t)[:, None] * (c1 - c0)[ends[:, 0]] + t[:, None] * (c1 - c0)[ends[:, 1]]
-    rows = EdgeRowSet(first + ec.edge[keep], np.ascontiguousarray(ec.normal[keep]), ec.gap[keep])
+    rows = EdgeRowSet(len(nodes) + ec.edge[keep], np.ascontiguousarray(ec.normal[keep]), ec.gap[keep])
     return [(rows, node, coef, move, cedges.friction[oth], collider[keep], np.full(n, -1, np.int64))]
 
 
-def _held_on_one_plane(points, collider, row_point, row_normal, row_collider):
-    """(n,) bool: both points (n,2) of an edge contact against `collider` (n,) have a vertex row against that
-    collider, the two rows' normals within PLANE_COS."""
+def _held_on_one_plane(points, collider, vertex_rows):
+    """(n,) bool: both points (n,2) of an edge contact against `collider` (n,) have a vertex row (among the row
+    tuples vertex_rows) against that collider, the two rows' normals within PLANE_COS."""
     n = len(points)
-    if n == 0 or len(row_point) == 0:
+    held = [r for r in vertex_rows if np.any(r[5] >= 0)]   # the row sets against colliders
+    if n == 0 or not held:
+        return np.zeros(n, bool)
+    row_point = np.concatenate([r[0].point for r in held]).astype(np.int64)
+    row_normal = np.concatenate([r[0].normal for r in held]).reshape(-1, 3)
+    row_collider = np.concatenate([r[5] for r in held]).astype(np.int64)
+    if len(row_point) == 0:
         return np.zeros(n, bool)
     order = np.lexsort((row_collider, row_point))
     rp, rc, rn = row_point[order], row_collider[order], row_normal[order]

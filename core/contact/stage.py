@@ -293,16 +293,10 @@ class ContactStage:
         if self._collider_edges is None:
             self._collider_edges = ColliderEdges(self._live)
         lay = self._layout
-        held = [c for c in rows if np.any(c[5] >= 0)]
-        held = (np.concatenate([c[0].point for c in held]).astype(np.int64) if held else np.zeros(0, np.int64),
-                np.concatenate([c[0].normal for c in held]).reshape(-1, 3) if held else np.zeros((0, 3)),
-                np.concatenate([c[5] for c in held]).astype(np.int64) if held else np.zeros(0, np.int64))
-        npts = len(lay["nodes"])
-        return collider_edge_rows(lay["edges"], npts, lay["nodes"], lay["weights"], lay["offsets"],
-                                  lay["point_offsets"], x0, v, dt, self._collider_positions(frac0),
-                                  self._collider_positions(frac1), self._ctris, self._collider_edges, margin,
-                                  self.settings.search_depth, self._side_hint[npts:], held,
-                                  self.settings.max_contacts_per_point, STENCIL)
+        return collider_edge_rows(lay, x0, v, dt, self._collider_positions(frac0), self._collider_positions(frac1),
+                                  self._ctris, self._collider_edges, margin, self.settings.search_depth,
+                                  self._side_hint[len(lay["nodes"]):], rows, self.settings.max_contacts_per_point,
+                                  STENCIL)
 
     @staticmethod
     def _concat(rows):
