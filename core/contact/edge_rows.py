@@ -9,6 +9,7 @@ Coulomb friction comes from the velocity correction of each step.
 """
 import numpy as np
 
+from .bvh import boxes_touch, cell_boxes
 from .edges import EdgeBVH, edge_contacts, edge_stencil, feature_edges
 from .surface import point_positions
 
@@ -57,8 +58,8 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     (bookkeeping points P + e) against the collider feature edges `cedges` (ColliderEdges) over the motion
     x0 + dt v of the nodes, the colliders moving from c0 to c1 (triangles ctris over them).
 
-    lay: the stage's layout (render points' stencils "nodes", "weights" (P,4); each body's first node and
-    point, "offsets", "point_offsets"; "cell_grow", "cell_group"); side_hint (E,3): the edges' last normals;
+    lay: the stage's layout (render points' stencils "nodes", "weights" (P,4), their "point_cell" among the
+    "cells" with "cell_grow"; it keeps the edges' cell pairs); side_hint (E,3): the edges' last normals;
     vertex_rows: the same motion's vertex rows (row tuples): an edge contact against a collider is dropped
     when both its points have a vertex row against that collider with one normal (they hold the edge against
     one plane, the edge between them too); width: the stencil width of the stage's rows.
@@ -66,33 +67,40 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     edges, nodes, weights = lay["edges"], lay["nodes"], lay["weights"]
     if cedges.bvh is None or not len(edges):
         return []
-    pad = cedges.thickness.max() + margin + search_depth
-    lo = np.minimum(c0[cedges.edges].min(axis=(0, 1)), c1[cedges.edges].min(axis=(0, 1))) - pad
-    hi = np.maximum(c0[cedges.edges].max(axis=(0, 1)), c1[cedges.edges].max(axis=(0, 1))) + pad
+    # Broad phase: a render edge lies in the box of its two points' cells (their tets' swept boxes); the distinct
+    # cell pairs of the edges (found once per layout) are tested against the feature edges' padded boxes.
+    if "edge_cell_pairs" not in lay:
+        pairs, index = np.unique(lay["point_cell"][edges], axis=0, return_inverse=True)
+        lay["edge_cell_pairs"], lay["edge_pair"] = pairs.reshape(-1, 2), index.ravel()
+    pairs = lay["edge_cell_pairs"]
+    cells = lay["cells"]
     x1 = x0 + dt * v
-    p0 = np.full((len(nodes), 3), np.nan)   # bodies away from every feature edge: NaN points, skipped
-    p1 = p0.copy()
-    near = False
-    offsets, point_offsets = lay["offsets"], lay["point_offsets"]
-    for b in range(len(offsets) - 1):
-        a, e = offsets[b], offsets[b + 1]
-        pa, pe = point_offsets[b], point_offsets[b + 1]
-        if a == e or pa == pe:
-            continue
-        # render points lie in their tets, or outside by their negative weights' share of the tets' size
-        grow = lay["cell_grow"][lay["cell_group"] == b].max() * (x0[a:e].max(axis=0) - x0[a:e].min(axis=0))
-        blo = np.minimum(x0[a:e].min(axis=0), x1[a:e].min(axis=0)) - grow
-        bhi = np.maximum(x0[a:e].max(axis=0), x1[a:e].max(axis=0)) + grow
-        if np.all(blo <= hi) and np.all(bhi >= lo):
-            near = True
-            p0[pa:pe] = point_positions(x0, nodes[pa:pe], weights[pa:pe], 0.0, v)
-            p1[pa:pe] = point_positions(x0, nodes[pa:pe], weights[pa:pe], dt, v) if dt > 0.0 else p0[pa:pe]
-    if not near:
+    cedges.bvh.refit(c0, c1, cedges.thickness + margin + search_depth)
+    b = cedges.bvh.bvh
+    lo, hi = np.minimum(x0.min(axis=0), x1.min(axis=0)), np.maximum(x0.max(axis=0), x1.max(axis=0))
+    grow = lay["cell_grow"].max() * (hi - lo)
+    near = np.zeros(1, np.bool_)   # first all the nodes' box (a body away from every feature edge costs no more)
+    boxes_touch((lo - grow)[None], (hi + grow)[None], b.left, b.right, b.count, b.lo, b.hi, near)
+    if not near[0]:
         return []
-    ec = edge_contacts(edges, p0, p1, cedges.bvh, c0, c1, cedges.thickness, margin, search_depth,
-                       side_hint=side_hint, faces=cedges.faces, triangles=ctris, max_per_edge=max_per_edge)
+    clo, chi = np.empty((len(cells), 3)), np.empty((len(cells), 3))
+    cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
+    near = np.zeros(len(pairs), np.bool_)
+    boxes_touch(np.minimum(clo[pairs[:, 0]], clo[pairs[:, 1]]), np.maximum(chi[pairs[:, 0]], chi[pairs[:, 1]]),
+                b.left, b.right, b.count, b.lo, b.hi, near)
+    live = np.flatnonzero(near[lay["edge_pair"]])
+    if not len(live):
+        return []
+    pts = np.unique(edges[live])
+    p0 = np.full((len(nodes), 3), np.nan)   # only the live edges' points are read
+    p1 = p0.copy()
+    p0[pts] = point_positions(x0, nodes[pts], weights[pts], 0.0, v)
+    p1[pts] = point_positions(x0, nodes[pts], weights[pts], dt, v) if dt > 0.0 else p0[pts]
+    ec = edge_contacts(edges[live], p0, p1, cedges.bvh, c0, c1, cedges.thickness, margin, search_depth,
+                       side_hint=side_hint[live], faces=cedges.faces, triangles=ctris, max_per_edge=max_per_edge)
     if not len(ec):
         return []
+    ec.edge = live[ec.edge]
     collider = cedges.collider[ec.other]
     keep = ~_held_on_one_plane(ec.points, collider, vertex_rows)
     if not keep.any():

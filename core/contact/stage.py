@@ -138,7 +138,6 @@ class ContactStage:
                     lay["bvhs"].append((BVH(rest, lay["tris"][sl], point_cell), sl, others))
         # Bookkeeping points: the render points, then the render edges (edge e is point P + e, core.contact.edge_rows).
         lay["edges"] = unique_edges(lay["tris"])
-        lay["point_offsets"] = poffs
         lay["group"] = np.concatenate([lay["group"], lay["group"][lay["edges"][:, 0]]])
         lay["mu"] = np.concatenate([lay["mu"], lay["mu"][lay["edges"][:, 0]]])
         n = lay["num_points"] = len(lay["group"])
