@@ -7,12 +7,11 @@ from .colliders import Collider, ContactSettings
 from .detect import detect
 from .edge_rows import ColliderEdges, collider_edge_rows, contact_positions
 from .edges import unique_edges
+from .friction_memory import FrictionMemory
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
 from .response import solve_contacts
 from .surface import BodySurface, point_positions
 
-NONE, STICK, SLIP = 0, 1, 2    # a point's friction state from the last step
-STOPPED_SPEED = 1e-4          # m/s: a sliding point slower than this along its direction has stopped
 STENCIL = 16  # 4 nodes of the point's tet + 3 triangle vertices x 4 nodes (body–body)
 
 
@@ -143,10 +142,7 @@ class ContactStage:
         n = lay["num_points"] = len(lay["group"])
         self._layout = lay
         self._side_hint = np.zeros((n, 3))
-        self._normal_force = np.zeros(n)     # last step's, per point (N)
-        self._friction_mode = np.zeros(n, np.int8)   # NONE, STICK or SLIP
-        self._anchor = np.zeros((n, 3))      # where a sticking point stuck (collider contacts)
-        self._slide = np.zeros((n, 3))       # unit sliding direction of a sliding point
+        self._memory = FrictionMemory(n)
 
     def _collider_arrays(self):
         if self._collider_bvh is None:
@@ -357,7 +353,11 @@ class ContactStage:
         slop = self.settings.slop
         r0 = np.maximum(gap, -slop) - np.einsum("cd,cd->c", normal, move)
         r_pred = r0 + dt * np.einsum("cs,csd,cd->c", coef, v[np.maximum(node, 0)] * used[:, :, None], normal)
-        keep = (k > 0.0) & (r_pred < self.settings.margin)
+        # A point that touched last step keeps its row while its predicted gap is within the slop: a row that came
+        # and went every other step (a point resting against a wall, predicted just clear of it one step and held
+        # on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
+        reach = np.where(self._memory.mode[point] != 0, self.settings.margin + slop, self.settings.margin)
+        keep = (k > 0.0) & (r_pred < reach)
         if not keep.any():
             return None
         node, coef, normal, k, move = node[keep], coef[keep], normal[keep], k[keep], move[keep]
@@ -372,44 +372,13 @@ class ContactStage:
         # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
         # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
         # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
-        share = np.bincount(point, minlength=len(self._normal_force))[point]
-        sag = self._normal_force[point] / share * dt * dt / kappa
+        share = np.bincount(point, minlength=len(self._layout["nodes"]))[point]
+        sag = self._memory.normal_force[point] / share * dt * dt / kappa
         r0 = np.maximum(gap[keep], -(slop + sag)) - np.einsum("cd,cd->c", normal, move)
-        node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._friction_rows(
+        node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._memory.friction_rows(
             x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu)
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
                               r0, kappa, point, collider, other, tangent, const, len(x0))
-
-    def _friction_rows(self, x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
-        """The normal rows plus friction rows for points that touched last step, so the whole body takes its
-        friction in the implicit solve, not only the nodes next to the contact. A point that stuck gets two
-        tangential penalty rows holding it at its anchor (where it stuck, moving with the collider; for a
-        body–body contact: no relative sliding over the step); a point that slid gets a constant row: μ times
-        last step's normal force against its sliding direction. New contacts get friction from the correction."""
-        first = np.unique(point, return_index=True)[1]
-        pt = point[first]
-        mode = self._friction_mode[pt]
-        tangent = np.zeros(len(r0), bool)
-        const = np.zeros(len(r0))
-        stick, slip = first[mode == STICK], first[mode == SLIP]
-        extra = []
-        if len(stick):
-            p0 = np.einsum("cs,csd->cd", coef[stick, :4], x0[np.maximum(node[stick, :4], 0)])
-            on_collider = (collider[stick] >= 0)[:, None]
-            offset = np.where(on_collider, p0 - self._anchor[point[stick]] - move[stick], 0.0)
-            self._anchor[point[stick]] += np.where(on_collider, move[stick], 0.0)
-            for t in _tangents(normal[stick]):
-                extra.append((stick, t, np.einsum("cd,cd->c", t, offset), kappa[stick], np.zeros(len(stick))))
-        if len(slip):
-            force = mu[slip] * self._normal_force[point[slip]]
-            extra.append((slip, -self._slide[point[slip]], np.zeros(len(slip)), np.zeros(len(slip)), force * dt * dt))
-        for rows, direction, rr, kk, cc in extra:
-            node, coef = np.concatenate([node, node[rows]]), np.concatenate([coef, coef[rows]])
-            normal, r0 = np.concatenate([normal, direction]), np.concatenate([r0, rr])
-            kappa, const = np.concatenate([kappa, kk]), np.concatenate([const, cc])
-            point, collider, other = (np.concatenate([a, a[rows]]) for a in (point, collider, other))
-            tangent = np.concatenate([tangent, np.ones(len(rows), bool)])
-        return node, coef, normal, r0, kappa, point, collider, other, tangent, const
 
     def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, penalty=None, penalty_impulse=None):
         """Correct the node velocities v (N,3, in place) so that no render point ends the step
@@ -473,7 +442,8 @@ class ContactStage:
         if penalty is not None:
             inside &= ~held[point]
         self.penetrating = bool(inside.any())
-        self._remember_friction(point, impulse, normal, mu_combined, node, coef, move, x0, work, dt)
+        self._memory.update(point, impulse, normal, mu_combined, node, coef, move, x0, work, dt, lay["nodes"],
+                            lay["weights"])
         if work is not v:
             v[...] = work
         self._side_hint[:] = 0.0
@@ -487,46 +457,6 @@ class ContactStage:
             contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, *extra, penalty_impulse)
         self.contacts = contacts
         return iters
-
-    def _remember_friction(self, point, impulse, normal, mu, node, coef, move, x0, v, dt):
-        """Per point, for the next step's friction rows: the normal force, and whether it sticks (its friction
-        inside the cone, or a sliding point stopped) or slides (and which way)."""
-        pts, row = np.unique(point, return_inverse=True)   # the points in contact, and each row's among them
-        k = len(pts)
-        total = np.zeros((k, 3))
-        for d in range(3):
-            total[:, d] = np.bincount(row, weights=impulse[:, d], minlength=k)
-        normal_p, mu_p, slide = np.zeros((k, 3)), np.zeros(k), np.zeros((k, 3))
-        normal_p[row] = normal
-        mu_p[row] = mu
-        lam_n = np.einsum("pd,pd->p", total, normal_p)
-        pull = total - lam_n[:, None] * normal_p     # the friction impulse
-        lam_t = np.linalg.norm(pull, axis=1)
-        rel = np.einsum("cs,csd->cd", coef, v[np.maximum(node, 0)] * (node >= 0)[:, :, None]) - move / dt
-        rel -= np.einsum("cd,cd->c", rel, normal)[:, None] * normal
-        slide[row] = rel
-        speed = np.linalg.norm(slide, axis=1)
-        direction = slide / np.where(speed > 0.0, speed, 1.0)[:, None]
-        against = -pull / np.where(lam_t > 0.0, lam_t, 1.0)[:, None]
-        was = self._friction_mode[pts]
-        inside = lam_t <= mu_p * lam_n
-        stopped = np.einsum("pd,pd->p", slide, self._slide[pts]) <= STOPPED_SPEED
-        stick = np.where(was == STICK, inside, np.where(was == SLIP, stopped, inside & (speed <= STOPPED_SPEED)))
-        # a sliding point slides along its velocity; a stuck point that broke loose, against its springs' pull
-        slide_dir = np.where(((was == STICK) | (speed <= STOPPED_SPEED))[:, None], against, direction)
-        mode = np.where(lam_n > 0.0, np.where(stick, STICK, SLIP), NONE).astype(np.int8)
-        mode[(mode == SLIP) & ~np.any(slide_dir != 0.0, axis=1)] = NONE
-        mode[pts >= len(self._layout["nodes"])] = NONE   # edge contacts keep no friction state (core.contact.edge_rows)
-        new = pts[(mode == STICK) & (was != STICK)]
-        if len(new):
-            lay = self._layout
-            self._anchor[new] = point_positions(x0, lay["nodes"][new], lay["weights"][new], dt, v)
-        self._slide[:] = 0.0
-        self._slide[pts] = np.where((mode == SLIP)[:, None], slide_dir, 0.0)
-        self._friction_mode[:] = NONE
-        self._friction_mode[pts] = mode
-        self._normal_force[:] = 0.0
-        self._normal_force[pts] = np.maximum(lam_n, 0.0) / dt
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
@@ -555,14 +485,6 @@ class ContactStage:
                        np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros(n), np.zeros((n, 3)),
                        s.iterations, s.tolerance * dt, np.zeros(n), np.zeros((n, 3)))
         x += zero
-
-
-def _tangents(normal):
-    """Two unit tangents (k,3) each, orthogonal to the unit normals (k,3) and to each other."""
-    helper = np.where(np.abs(normal[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-    t1 = np.cross(normal, helper)
-    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-    return t1, np.cross(normal, t1)
 
 
 def _append_penalty_contacts(contacts, lay, x0, v, dt, penalty, rows, impulse):
