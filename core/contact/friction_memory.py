@@ -18,19 +18,31 @@ class FrictionMemory:
         self.mode = np.zeros(num_points, np.int8)     # NONE, STICK or SLIP
         self.anchor = np.zeros((num_points, 3))       # where a sticking point stuck
         self.slide = np.zeros((num_points, 3))        # unit sliding direction of a sliding point
+        # body–body sticking: the stencil of the row the point stuck on (its own nodes, and the other body's
+        # triangle point at the barycentric coordinates of that moment) and their relative position then, so
+        # the point stays stuck to that material point of the other body (allocated at the first such contact)
+        self.pair_node = np.full((0, 16), -1, np.int64)
+        self.pair_coef = np.zeros((0, 16))
+        self.pair_rel = np.zeros((num_points, 3))
+        self.pair_other = np.full(num_points, -1, np.int64)
         self._touched = np.zeros(0, np.int64)         # the points holding state (cleared by the next update)
         self._slot = np.full(num_points, -1, np.int64)   # scratch: a point's index among a step's points
 
-    def update(self, point, impulse, normal, mu, node, coef, move, x0, v, dt, point_nodes, point_weights):
+    def update(self, point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights):
         """Record the step's contacts (rows: point, impulse N·s on the body, normal, μ, stencil node/coef,
         surface motion `move` over the step) at the end of the step (node positions x0 + dt v).
 
         Per point: the normal force; STICK if its friction stayed inside the cone (or a sliding point stopped),
         SLIP (with the slide direction: along its velocity, or against its springs' pull if it broke loose),
-        NONE if it was not pushed. A point that starts sticking is anchored where it ends the step. Points past
-        the render points (point_nodes (P,4)) are render edges: only their normal force is kept."""
-        self._touched = _update(point, impulse, normal, mu, node, coef, move, x0, v, dt, point_nodes, point_weights,
-                                self.mode, self.slide, self.anchor, self.normal_force, self._touched, self._slot)
+        NONE if it was not pushed. A point that starts sticking is anchored where it ends the step: on a
+        collider, at that place; on another body (`other` ≥ 0), to the material point of that body it touches.
+        Points past the render points (point_nodes (P,4)) are render edges: only their normal force is kept."""
+        if len(self.pair_node) == 0 and node.shape[1] == self.pair_node.shape[1] and np.any(other >= 0):
+            self.pair_node = np.full((len(self.mode), node.shape[1]), -1, np.int64)
+            self.pair_coef = np.zeros((len(self.mode), node.shape[1]))
+        self._touched = _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes,
+                                point_weights, self.mode, self.slide, self.anchor, self.normal_force, self.pair_node,
+                                self.pair_coef, self.pair_rel, self.pair_other, self._touched, self._slot)
 
     def friction_rows(self, x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
         """The normal penalty rows plus friction rows for the points that touched last step, so the whole body
@@ -40,23 +52,25 @@ class FrictionMemory:
         normal force against its sliding direction. Returns the rows extended (node, coef, normal, r0, kappa,
         point, collider, other), the tangent mask and the constant terms. New contacts get their friction from
         the correction."""
-        src, direction, rr, kk, cc = _friction_rows(node, coef, normal, kappa, point, collider, move, mu, x0, dt,
-                                                    self.mode, self.anchor, self.slide, self.normal_force, self._slot)
+        src, new_node, new_coef, direction, rr, kk, cc = _friction_rows(
+            node, coef, normal, kappa, point, collider, other, move, mu, x0, dt, self.mode, self.anchor, self.slide,
+            self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self._slot)
         n = len(r0)
         tangent = np.zeros(n + len(src), np.bool_)
         tangent[n:] = True
-        return (np.concatenate([node, node[src]]), np.concatenate([coef, coef[src]]),
+        return (np.concatenate([node, new_node]), np.concatenate([coef, new_coef]),
                 np.concatenate([normal, direction]), np.concatenate([r0, rr]), np.concatenate([kappa, kk]),
                 np.concatenate([point, point[src]]), np.concatenate([collider, collider[src]]),
                 np.concatenate([other, other[src]]), tangent, np.concatenate([np.zeros(n), cc]))
 
 
 @njit(cache=True)
-def _friction_rows(node, coef, normal, kappa, point, collider, move, mu, x0, dt, mode, anchor, slide, normal_force,
-                   slot):
+def _friction_rows(node, coef, normal, kappa, point, collider, other, move, mu, x0, dt, mode, anchor, slide,
+                   normal_force, pair_node, pair_coef, pair_rel, pair_other, slot):
     """Per point's first row: two tangential rows if it stuck (advancing a collider contact's anchor with the
-    collider), one constant row if it slid. Returns the source row, direction, r0, κ and constant of each."""
-    nc = node.shape[0]
+    collider; on the body it stuck to, over the stencil it stuck on), one constant row if it slid. Returns the
+    source row, stencil, direction, r0, κ and constant of each."""
+    nc, S = node.shape
     first = np.empty(nc, np.int64)
     k = 0
     for c in range(nc):
@@ -69,6 +83,8 @@ def _friction_rows(node, coef, normal, kappa, point, collider, move, mu, x0, dt,
     for i in range(k):
         count += 2 if mode[point[first[i]]] == STICK else 1
     src = np.empty(count, np.int64)
+    new_node = np.empty((count, S), np.int64)
+    new_coef = np.empty((count, S))
     direction = np.empty((count, 3))
     rr = np.zeros(count)
     kk = np.zeros(count)
@@ -80,11 +96,14 @@ def _friction_rows(node, coef, normal, kappa, point, collider, move, mu, x0, dt,
         slot[p] = -1
         if mode[p] == SLIP:
             src[e] = c
+            new_node[e] = node[c]
+            new_coef[e] = coef[c]
             direction[e] = -slide[p]
             cc[e] = mu[c] * normal_force[p] * dt * dt
             e += 1
             continue
         offset = np.zeros(3)
+        stencil_node, stencil_coef = node[c], coef[c]
         if collider[c] >= 0:
             for s in range(4):
                 j = node[c, s]
@@ -92,6 +111,13 @@ def _friction_rows(node, coef, normal, kappa, point, collider, move, mu, x0, dt,
                     offset += coef[c, s] * x0[j]
             offset -= anchor[p] + move[c]
             anchor[p] += move[c]
+        elif pair_node.shape[0] > 0 and pair_other[p] == other[c] and pair_node.shape[1] == S:
+            stencil_node, stencil_coef = pair_node[p], pair_coef[p]
+            for s in range(S):
+                j = stencil_node[s]
+                if j >= 0:
+                    offset += stencil_coef[s] * x0[j]
+            offset -= pair_rel[p]
         n = normal[c]
         h = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
         t1 = np.cross(n, h)
@@ -99,16 +125,18 @@ def _friction_rows(node, coef, normal, kappa, point, collider, move, mu, x0, dt,
         t2 = np.cross(n, t1)
         for t in (t1, t2):
             src[e] = c
+            new_node[e] = stencil_node
+            new_coef[e] = stencil_coef
             direction[e] = t
             rr[e] = t[0] * offset[0] + t[1] * offset[1] + t[2] * offset[2]
             kk[e] = kappa[c]
             e += 1
-    return src, direction, rr, kk, cc
+    return src, new_node, new_coef, direction, rr, kk, cc
 
 
 @njit(cache=True)
-def _update(point, impulse, normal, mu, node, coef, move, x0, v, dt, point_nodes, point_weights,
-            mode, slide, anchor, normal_force, touched, slot):
+def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights,
+            mode, slide, anchor, normal_force, pair_node, pair_coef, pair_rel, pair_other, touched, slot):
     nc, S = node.shape
     pts = np.empty(nc, np.int64)
     k = 0
@@ -122,8 +150,10 @@ def _update(point, impulse, normal, mu, node, coef, move, x0, v, dt, point_nodes
     normal_p = np.zeros((k, 3))
     rel = np.zeros((k, 3))
     mu_p = np.zeros(k)
+    last = np.empty(k, np.int64)
     for c in range(nc):   # a point's impulses add up; its normal, μ and sliding velocity are its last row's
         r = slot[point[c]]
+        last[r] = c
         ux, uy, uz = -move[c, 0] / dt, -move[c, 1] / dt, -move[c, 2] / dt
         for s in range(S):
             j = node[c, s]
@@ -173,6 +203,17 @@ def _update(point, impulse, normal, mu, node, coef, move, x0, v, dt, point_nodes
                 if j >= 0:
                     for d in range(3):
                         anchor[p, d] += point_weights[p, s] * (x0[j, d] + dt * v[j, d])
+            c = last[r]
+            pair_other[p] = other[c]
+            if other[c] >= 0 and pair_node.shape[0] > 0:
+                pair_rel[p] = 0.0
+                for s in range(S):
+                    j = node[c, s]
+                    pair_node[p, s] = j
+                    pair_coef[p, s] = coef[c, s]
+                    if j >= 0:
+                        for d in range(3):
+                            pair_rel[p, d] += coef[c, s] * (x0[j, d] + dt * v[j, d])
         new_mode[r] = m
         if m == SLIP:
             new_slide[r] = direction

@@ -442,7 +442,7 @@ class ContactStage:
         if penalty is not None:
             inside &= ~held[point]
         self.penetrating = bool(inside.any())
-        self._memory.update(point, impulse, normal, mu_combined, node, coef, move, x0, work, dt, lay["nodes"],
+        self._memory.update(point, impulse, normal, mu_combined, node, coef, move, other, x0, work, dt, lay["nodes"],
                             lay["weights"])
         if work is not v:
             v[...] = work

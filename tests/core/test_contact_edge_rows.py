@@ -67,6 +67,9 @@ def test_coarse_cube_rests_on_bars_between_its_vertices():
     assert len(c) and np.all(np.min(np.abs(c.points[:, :1] - np.array(RIMS)), axis=1) < 0.005)
     assert np.all(c.normals[:, 2] > 0.9)
     assert c.forces[:, 2].sum() == pytest.approx(MASS * 9.81, rel=0.1)
+    # edge contacts are frictionless (core.contact.edge_rows): their forces lie along their normals
+    along = np.einsum("ij,ij->i", c.forces, c.normals)
+    assert np.allclose(c.forces, along[:, None] * c.normals, atol=1e-9 * np.abs(along).max())
 
 
 def test_without_edge_contacts_the_cube_falls_between_the_bars():
