@@ -66,6 +66,7 @@ class ContactStage:
         self._layout = None
         self._collider_bvh = None
         self._collider_edges = None
+        self._sides_checked = False   # see _choose_sides_of_initial_overlap
 
     # -- scene --------------------------------------------------------------------------------------
     def add_collider(self, vertices, triangles, friction=0.5, thickness=0.0, name=None):
@@ -74,6 +75,7 @@ class ContactStage:
         self.colliders.append(c)
         self._collider_bvh = None
         self._collider_edges = None
+        self._sides_checked = False
         return c
 
     def move_collider(self, collider, vertices):
@@ -142,6 +144,8 @@ class ContactStage:
         n = lay["num_points"] = len(lay["group"])
         self._layout = lay
         self._side_hint = np.zeros((n, 3))
+        self._initial_side = np.zeros((n, 3))   # see _choose_sides_of_initial_overlap
+        self._sides_checked = False
         self._memory = FrictionMemory(n)
 
     def _collider_arrays(self):
@@ -170,7 +174,8 @@ class ContactStage:
         points are still found there: search_depth under a closed surface; twice the slop (as deep as the
         correction leaves points the penalty rows hold) under an open one."""
         s = self.settings
-        return tri_thick + margin + np.where(tri_onesided, s.search_depth, 2.0 * s.slop)
+        below_open = s.search_depth if self._initial_side.any() else 2.0 * s.slop   # see _choose_sides_...
+        return tri_thick + margin + np.where(tri_onesided, s.search_depth, below_open)
 
     def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint,
                 refit=True, cells=None):
@@ -343,6 +348,8 @@ class ContactStage:
         self._prepare(x0, node_counts)
         x0 = np.ascontiguousarray(x0, dtype=np.float64)
         v = np.ascontiguousarray(v, dtype=np.float64)
+        if not self._sides_checked:
+            self._choose_sides_of_initial_overlap(x0, frac0)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1)
         if len(point) == 0:
             return None
@@ -451,12 +458,39 @@ class ContactStage:
             nrm = ~penalty.tangent
             self._side_hint[penalty.point[nrm]] = penalty.normal[nrm]
         self._side_hint[point] = normal
+        if self._initial_side.any():   # a point found near the surface on its chosen side goes on by its contacts
+            self._initial_side[point[gap >= -2.0 * self.settings.slop]] = 0.0
+            waiting = np.any(self._initial_side != 0.0, axis=1) & ~np.any(self._side_hint != 0.0, axis=1)
+            self._side_hint[waiting] = self._initial_side[waiting]
         ends = contact_positions(point, node, coef, x0, work, dt, len(lay["nodes"]))
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if extra is not None and extra[1].any():
             contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, *extra, penalty_impulse)
         self.contacts = contacts
         return iters
+
+    def _choose_sides_of_initial_overlap(self, x0, frac):
+        """Before the first step: a render point that starts within search_depth of an open collider on the side
+        away from its body's bulk (the centroid of its body's nodes) lies where an open surface cuts through the
+        body (a ball placed into a floor plane): it takes the bulk's side, so the body is pushed out to one side
+        instead of being held across the surface. Detection then reaches search_depth below open surfaces until
+        every such point has been found on its side."""
+        self._sides_checked = True
+        self._collider_arrays()
+        if not self._collider_bvh or all(c.closed for c in self._live):
+            return
+        lay = self._layout
+        depth = self.settings.search_depth
+        _, rows = self._gather(x0, np.zeros_like(x0), 0.0, frac, frac, depth)
+        point, normal, gap, _, _, _, _, collider, _ = self._concat(rows)
+        closed = np.array([c.closed for c in self.colliders] + [True])
+        offs = lay["offsets"]
+        bulk = np.array([x0[a:b].mean(axis=0) for a, b in zip(offs[:-1], offs[1:])])
+        p = point_positions(x0, lay["nodes"][point], lay["weights"][point], 0.0, x0)
+        away = np.einsum("cd,cd->c", bulk[lay["group"][point]] - p, normal) < 0.0
+        wrong = away & ~closed[collider] & (gap < depth)
+        self._initial_side[point[wrong]] = -normal[wrong]
+        self._side_hint[point[wrong]] = -normal[wrong]
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
