@@ -44,9 +44,6 @@ class ColliderEdges:
         self.collider = np.concatenate(index)
         self.bvh = EdgeBVH(np.concatenate([c.start for c in live]), self.edges) if len(self.edges) else None
 
-    def __len__(self):
-        return len(self.edges)
-
 
 class EdgeRowSet:
     """One call's edge rows, with the fields the stage reads from a candidate set (point, normal, gap)."""
@@ -70,22 +67,25 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     edges, nodes, weights = lay["edges"], lay["nodes"], lay["weights"]
     if cedges.bvh is None or not len(edges):
         return []
-    # Broad phase: a render edge lies in the box of its two points' cells (their tets' swept boxes); the distinct
-    # cell pairs of the edges (found once per layout) are tested against the feature edges' padded boxes.
+    # Broad phase: all the nodes' box against each feature edge's own box (the BVH's leaves span several edges: a
+    # large plane's four rim edges share one box covering it all); then, a render edge lying in the box of its two
+    # points' cells (their tets' swept boxes), the edges' distinct cell pairs (found once per layout) against the
+    # feature edges' BVH.
+    x1 = x0 + dt * v
+    lo, hi = np.minimum(x0.min(axis=0), x1.min(axis=0)), np.maximum(x0.max(axis=0), x1.max(axis=0))
+    grow = lay["cell_grow"].max() * (hi - lo)
+    ends = np.concatenate([c0[cedges.edges], c1[cedges.edges]], axis=1)   # (F,4,3)
+    pad = (cedges.thickness + margin + search_depth)[:, None]
+    if not np.any(np.all(ends.min(axis=1) - pad <= hi + grow, axis=1) & np.all(ends.max(axis=1) + pad >= lo - grow,
+                                                                              axis=1)):
+        return []
     if "edge_cell_pairs" not in lay:
         pairs, index = np.unique(lay["point_cell"][edges], axis=0, return_inverse=True)
         lay["edge_cell_pairs"], lay["edge_pair"] = pairs.reshape(-1, 2), index.ravel()
     pairs = lay["edge_cell_pairs"]
     cells = lay["cells"]
-    x1 = x0 + dt * v
     cedges.bvh.refit(c0, c1, cedges.thickness + margin + search_depth)
     b = cedges.bvh.bvh
-    lo, hi = np.minimum(x0.min(axis=0), x1.min(axis=0)), np.maximum(x0.max(axis=0), x1.max(axis=0))
-    grow = lay["cell_grow"].max() * (hi - lo)
-    near = np.zeros(1, np.bool_)   # first all the nodes' box (a body away from every feature edge costs no more)
-    boxes_touch((lo - grow)[None], (hi + grow)[None], b.left, b.right, b.count, b.lo, b.hi, near)
-    if not near[0]:
-        return []
     clo, chi = np.empty((len(cells), 3)), np.empty((len(cells), 3))
     cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
     near = np.zeros(len(pairs), np.bool_)
@@ -94,7 +94,9 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     live = np.flatnonzero(near[lay["edge_pair"]])
     if not len(live):
         return []
-    pts = np.unique(edges[live])
+    used = np.zeros(len(nodes), np.bool_)
+    used[edges[live]] = True
+    pts = np.flatnonzero(used)
     p0 = np.full((len(nodes), 3), np.nan)   # only the live edges' points are read
     p1 = p0.copy()
     p0[pts] = point_positions(x0, nodes[pts], weights[pts], 0.0, v)
@@ -113,8 +115,8 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     node = np.full((n, width), -1, np.int64)
     coef = np.zeros((n, width))
     node[:, :EDGE_STENCIL], coef[:, :EDGE_STENCIL] = edge_stencil(pts, s, nodes, weights)
-    ends = cedges.edges[oth]
-    move = (1.0 - t)[:, None] * (c1 - c0)[ends[:, 0]] + t[:, None] * (c1 - c0)[ends[:, 1]]
+    ab = cedges.edges[oth]
+    move = (1.0 - t)[:, None] * (c1 - c0)[ab[:, 0]] + t[:, None] * (c1 - c0)[ab[:, 1]]
     rows = EdgeRowSet(len(nodes) + ec.edge[keep], np.ascontiguousarray(ec.normal[keep]), ec.gap[keep])
     return [(rows, node, coef, move, np.zeros(n), collider[keep], np.full(n, -1, np.int64))]
 

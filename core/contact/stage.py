@@ -144,7 +144,7 @@ class ContactStage:
         n = lay["num_points"] = len(lay["group"])
         self._layout = lay
         self._side_hint = np.zeros((n, 3))
-        self._initial_side = np.zeros((n, 3))   # see _choose_sides_of_initial_overlap
+        self._initial_side = np.zeros((len(lay["nodes"]), 3))   # see _choose_sides_of_initial_overlap
         self._sides_checked = False
         self._memory = FrictionMemory(n)
 
@@ -459,9 +459,10 @@ class ContactStage:
             self._side_hint[penalty.point[nrm]] = penalty.normal[nrm]
         self._side_hint[point] = normal
         if self._initial_side.any():   # a point found near the surface on its chosen side goes on by its contacts
-            self._initial_side[point[gap >= -2.0 * self.settings.slop]] = 0.0
-            waiting = np.any(self._initial_side != 0.0, axis=1) & ~np.any(self._side_hint != 0.0, axis=1)
-            self._side_hint[waiting] = self._initial_side[waiting]
+            npts = len(lay["nodes"])      # (render points; edges take no initial side)
+            self._initial_side[point[(gap >= -2.0 * self.settings.slop) & (point < npts)]] = 0.0
+            waiting = np.any(self._initial_side != 0.0, axis=1) & ~np.any(self._side_hint[:npts] != 0.0, axis=1)
+            self._side_hint[:npts][waiting] = self._initial_side[waiting]
         ends = contact_positions(point, node, coef, x0, work, dt, len(lay["nodes"]))
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if extra is not None and extra[1].any():
