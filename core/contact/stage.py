@@ -2,12 +2,13 @@
 import numpy as np
 
 from ..errors import InvalidInputError
+from .broadphase import BodyTriangles, cell_points, point_boxes
 from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
 from .detect import detect
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
 from .response import solve_contacts
-from .surface import BodySurface, point_positions
+from .surface import BodySurface, point_positions, swept_positions
 
 NONE, STICK, SLIP = 0, 1, 2    # a point's friction state from the last step
 STOPPED_SPEED = 1e-4          # m/s: a sliding point slower than this along its direction has stopped
@@ -122,16 +123,23 @@ class ContactStage:
         lay["cell_group"][point_cell] = lay["group"]
         lay["cell_grow"] = np.zeros(len(cells))
         np.maximum.at(lay["cell_grow"], point_cell, -np.minimum(lay["weights"], 0.0).sum(axis=1))
-        # One BVH per body: a body's points are tested against the other bodies' triangles only.
-        lay["bvhs"] = []
+        lay["cell_order"] = np.argsort(lay["cell_group"], kind="stable")    # the cells body by body
+        lay["cell_offsets"] = np.searchsorted(lay["cell_group"][lay["cell_order"]], np.arange(len(self.surfaces) + 1))
+        lay["cell_ptr"] = np.concatenate([[0], np.cumsum(np.bincount(point_cell, minlength=len(cells)))])
+        lay["cell_points"] = np.argsort(point_cell, kind="stable")
+        # Per body with triangles: the other bodies' points are tested against them; the points its BVH
+        # reads are positioned in p0, p1 (start and end of the motion) as needed.
+        lay["bodies"] = []
+        lay["reach"] = {}
         if len(self.surfaces) > 1:
             toffs = np.concatenate([[0], np.cumsum(counts)])
+            rest = np.concatenate([sf.rest for sf in self.surfaces])
             for i in range(len(self.surfaces)):
                 if counts[i]:
                     sl = slice(toffs[i], toffs[i + 1])
-                    others = np.flatnonzero(lay["group"] != i)
-                    rest = np.concatenate([sf.rest for sf in self.surfaces])
-                    lay["bvhs"].append((BVH(rest, lay["tris"][sl], point_cell), sl, others))
+                    lay["bodies"].append((BodyTriangles(rest, lay["tris"][sl], point_cell, len(cells)), sl, i))
+        lay["p0"] = np.empty((len(lay["nodes"]), 3))
+        lay["p1"] = np.empty((len(lay["nodes"]), 3))
         self._layout = lay
         self._side_hint = np.zeros((len(lay["nodes"]), 3))
         self._normal_force = np.zeros(len(lay["nodes"]))     # last step's, per point (N)
@@ -154,24 +162,25 @@ class ContactStage:
             self._cthick = np.repeat([c.thickness for c in live], counts).astype(np.float64)
             self._conesided = np.repeat([c.closed for c in live], counts).astype(np.bool_)
             self._cgroup = np.full(len(self._ctris), -1, np.int64)
+            self._collider_reach = {}
             self._collider_bvh = BVH(np.concatenate([c.start for c in live]), self._ctris)
 
     def _collider_positions(self, frac):
         return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
 
     # -- detection ----------------------------------------------------------------------------------
-    def _reach(self, tri_thick, margin, tri_onesided):
+    def _reach(self, cache, tri_thick, margin, tri_onesided):
         """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
         points are still found there: search_depth under a closed surface; twice the slop (as deep as the
-        correction leaves points the penalty rows hold) under an open one."""
+        correction leaves points the penalty rows hold) under an open one. Kept in `cache` (a dict)."""
         s = self.settings
-        return tri_thick + margin + np.where(tri_onesided, s.search_depth, 2.0 * s.slop)
+        key = (margin, s.search_depth, s.slop)
+        if key not in cache:
+            cache[key] = tri_thick + margin + np.where(tri_onesided, s.search_depth, 2.0 * s.slop)
+        return cache[key]
 
-    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint,
-                refit=True, cells=None):
+    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint):
         s = self.settings
-        if refit:
-            bvh.refit(v0, v1, self._reach(tri_thick, margin.max(), tri_onesided), *(cells or ()))
         npts = len(p0)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
@@ -180,64 +189,58 @@ class ContactStage:
         slot_gap = np.empty((npts, K))
         detect(p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
-               margin, s.search_depth, hint, slot_tri, slot_b, slot_n, slot_gap)
+               np.full(npts, margin), s.search_depth, hint, slot_tri, slot_b, slot_n, slot_gap)
         return _Candidates(slot_tri, slot_b, slot_n, slot_gap)
+
+    def _positions(self, points, x0, v, dt):
+        """Points `points` at the start and the end of the motion x0 + dt v, (n,3) each."""
+        lay = self._layout
+        q0, q1 = np.empty((len(points), 3)), np.empty((len(points), 3))
+        swept_positions(points, x0, lay["nodes"], lay["weights"], dt, v, q0, q1, False)
+        return q0, q1
 
     def _gather(self, x0, v, dt, frac0, frac1, margin):
         """Candidates against colliders and against other bodies, as solver rows."""
         lay = self._layout
+        s = self.settings
         rows = []
         self._collider_arrays()
-        # Early outs on boxes: render points are convex combinations of their tet's nodes, so each body's
-        # swept node box bounds its points' paths.
+        # Cells: a render point stays inside its tet (or as far outside as its negative weights allow), so the
+        # swept box of a cell's nodes, grown for those, bounds its points' paths. Early outs on the bodies'
+        # boxes around their cells' boxes; pad covers every triangle's reach (see _reach).
         x1 = x0 + dt * v
-        offs = lay["offsets"]
-        pad = self.settings.search_depth + self.settings.body_thickness + np.max(margin)
-        boxes = np.array([[np.minimum(x0[a:b].min(axis=0), x1[a:b].min(axis=0)) - pad,
-                           np.maximum(x0[a:b].max(axis=0), x1[a:b].max(axis=0)) + pad]
-                          for a, b in zip(offs[:-1], offs[1:])])
+        cells = lay["cells"]
+        clo = np.empty((len(cells), 3))
+        chi = np.empty((len(cells), 3))
+        cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
+        pad = s.body_thickness + margin + max(s.search_depth, 2.0 * s.slop)
+        order, offs = lay["cell_order"], lay["cell_offsets"]
+        boxes = np.array([[clo[order[a:b]].min(axis=0, initial=np.inf) - pad,
+                           chi[order[a:b]].max(axis=0, initial=-np.inf) + pad] for a, b in zip(offs[:-1], offs[1:])])
         hit_collider = False
         if self._collider_bvh:
             c0 = self._collider_positions(frac0)
             c1 = self._collider_positions(frac1)
             reach = self._cthick.max()
-            clo = np.minimum(c0.min(axis=0), c1.min(axis=0)) - reach
-            chi = np.maximum(c0.max(axis=0), c1.max(axis=0)) + reach
-            hit_collider = bool(np.any(np.all(boxes[:, 0] <= chi, axis=1) & np.all(boxes[:, 1] >= clo, axis=1)))
+            lo = np.minimum(c0.min(axis=0), c1.min(axis=0)) - reach
+            hi = np.maximum(c0.max(axis=0), c1.max(axis=0)) + reach
+            hit_collider = bool(np.any(np.all(boxes[:, 0] <= hi, axis=1) & np.all(boxes[:, 1] >= lo, axis=1)))
         near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
             boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
         np.fill_diagonal(near, False)
         if not hit_collider and not near.any():
             return None, rows
-        # Broad phase on the cage: a render point stays inside its tet, so the swept box of a cell's nodes (its
-        # tet) bounds its points' paths; only the points of cells that touch a collider box or a near body's box
-        # are positioned and tested.
-        cells = lay["cells"]
-        clo = np.empty((len(cells), 3))
-        chi = np.empty((len(cells), 3))
-        cell_boxes(cells, lay["cell_grow"], x0, x1, pad, clo, chi)
-        live_cell = np.zeros(len(cells), np.bool_)
+        # Broad phase on the cells: only the points of cells near a collider's or another body's triangles are
+        # positioned and tested, and of the other bodies' triangles only those near such cells are read.
         if hit_collider:
             cb = self._collider_bvh
-            cb.refit(c0, c1, self._reach(self._cthick, np.max(margin), self._conesided))
+            cb.refit(c0, c1, self._reach(self._collider_reach, self._cthick, margin, self._conesided))
+            live_cell = np.zeros(len(cells), np.bool_)
             boxes_touch(clo, chi, cb.left, cb.right, cb.count, cb.lo, cb.hi, live_cell)
-        pairs = near[lay["cell_group"]]                       # (cells, bodies): the cell's body is near that body
-        for k in np.flatnonzero(near.any(axis=0)):
-            live_cell |= pairs[:, k] & np.all(clo <= boxes[k, 1], axis=1) & np.all(chi >= boxes[k, 0], axis=1)
-        live = np.flatnonzero(live_cell[lay["point_cell"]])
-        if near.any():   # other bodies' triangles: every point (their BVH leaves near the asking points read them)
-            p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
-            p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v) if dt > 0.0 else p0
-            q0, q1 = p0[live], p1[live]
-        else:
-            p0 = None
-            q0 = point_positions(x0, lay["nodes"][live], lay["weights"][live], 0.0, v)
-            q1 = point_positions(x0, lay["nodes"][live], lay["weights"][live], dt, v) if dt > 0.0 else q0
-        margin = np.full(len(q0), margin)
-        hint = self._side_hint[live]
-        if hit_collider:
+            live = cell_points(np.flatnonzero(live_cell), lay["cell_ptr"], lay["cell_points"])
+            q0, q1 = self._positions(live, x0, v, dt)
             cand = self._detect(q0, q1, lay["group"][live], c0, c1, self._ctris, self._cgroup, self._cthick,
-                                self._conesided, self._collider_bvh, margin, hint, refit=False)
+                                self._conesided, cb, margin, self._side_hint[live])
             cand.point = live[cand.point]
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
@@ -248,19 +251,36 @@ class ContactStage:
             move = np.einsum("ck,ckd->cd", cand.bary, (c1 - c0)[tv])
             rows.append((cand, node, coef, move, self._cmu[cand.tri],
                          self._cindex[cand.tri], np.full(nc, -1)))
-        for bvh, sl, others in lay["bvhs"]:
-            if not near[lay["tri_group"][sl.start]].any():
+        for part, sl, j in lay["bodies"]:
+            if not near[j].any():
                 continue
-            j = lay["tri_group"][sl.start]
-            asking = live_cell & near[j, lay["cell_group"]]
+            candidates = np.flatnonzero(near[j, lay["cell_group"]])   # the cells of the bodies near body j
+            reach = self._reach(lay["reach"].setdefault(j, {}), lay["tri_thick"][sl], margin,
+                                lay["tri_onesided"][sl])
+            part.fit(clo, chi, reach.max())
+            # cells first, then the boxes of their points' paths: fewer points, and fewer triangles they reach
+            asking, _ = part.near(clo[candidates], chi[candidates], groups=False)
             if not asking.any():
                 continue
-            region = (clo[asking].min(axis=0), chi[asking].max(axis=0))   # where the asking points can be
-            mine = np.flatnonzero(near[j, lay["group"][live]])   # indices into live
-            cand = self._detect(q0[mine], q1[mine], lay["group"][live[mine]], p0, p1, lay["tris"][sl],
-                                lay["tri_group"][sl], lay["tri_thick"][sl], lay["tri_onesided"][sl], bvh,
-                                margin[mine], hint[mine], cells=(clo, chi, region))
-            cand.point = live[mine[cand.point]]
+            asking = candidates[asking]
+            live = cell_points(asking, lay["cell_ptr"], lay["cell_points"])
+            q0, q1 = self._positions(live, x0, v, dt)
+            slot = np.searchsorted(asking, lay["point_cell"][live])
+            plo, phi = np.empty((len(asking), 3)), np.empty((len(asking), 3))
+            point_boxes(slot, q0, q1, plo, phi)
+            keep, close = part.near(plo, phi)
+            if not keep.any():
+                continue
+            keep = keep[slot]
+            live, q0, q1 = live[keep], q0[keep], q1[keep]
+            leaves = part.leaves(close)
+            p0, p1 = lay["p0"], lay["p1"]
+            swept_positions(part.bvh.leaf_vertices(leaves), x0, lay["nodes"], lay["weights"], dt, v, p0, p1, True)
+            part.bvh.fit_leaves(leaves, p0, p1, reach)
+            cand = self._detect(q0, q1, lay["group"][live], p0, p1, lay["tris"][sl], lay["tri_group"][sl],
+                                lay["tri_thick"][sl], lay["tri_onesided"][sl], part.bvh, margin,
+                                self._side_hint[live])
+            cand.point = live[cand.point]
             cand.tri = cand.tri + sl.start
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
