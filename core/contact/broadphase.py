@@ -1,4 +1,4 @@
-"""Broad phase between bodies on their cage cells: which cells of the other bodies come near a body's render triangles, and which of its BVH leaves they can reach."""
+"""Broad phase on the cage cells: which cells, then which of their points, come near a body's triangles; which leaves they reach."""
 import numpy as np
 
 from ..jit import njit
@@ -114,18 +114,20 @@ def _leaves_of(groups, ptr, group_leaves, num_nodes):
 
 
 @njit(cache=True)
-def cell_points(cells, ptr, points):
+def cell_points(cells, ptr, points, num_points):
     """The points of the cells `cells` (CSR ptr, points: each cell's points), ascending."""
-    n = 0
-    for i in range(cells.shape[0]):
-        n += ptr[cells[i] + 1] - ptr[cells[i]]
-    out = np.empty(n, np.int64)
+    mark = np.zeros(num_points, np.bool_)
     n = 0
     for i in range(cells.shape[0]):
         for e in range(ptr[cells[i]], ptr[cells[i] + 1]):
-            out[n] = points[e]
+            mark[points[e]] = True
             n += 1
-    out.sort()
+    out = np.empty(n, np.int64)
+    n = 0
+    for i in range(num_points):
+        if mark[i]:
+            out[n] = i
+            n += 1
     return out
 
 
@@ -141,3 +143,18 @@ def point_boxes(slot, p0, p1, lo, hi):
         for d in range(3):
             lo[r, d] = min(lo[r, d], p0[k, d], p1[k, d])
             hi[r, d] = max(hi[r, d], p0[k, d], p1[k, d])
+
+
+@njit(cache=True)
+def group_boxes(group, lo, hi, num_groups, pad):
+    """Per group, the box around the boxes (lo, hi) of its members (group: each box's group), grown by pad;
+    (num_groups, 2, 3), empty for a group without members."""
+    out = np.empty((num_groups, 2, 3))
+    out[:, 0] = np.inf
+    out[:, 1] = -np.inf
+    for i in range(group.shape[0]):
+        g = group[i]
+        for d in range(3):
+            out[g, 0, d] = min(out[g, 0, d], lo[i, d] - pad)
+            out[g, 1, d] = max(out[g, 1, d], hi[i, d] + pad)
+    return out

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
-from .broadphase import BodyTriangles, cell_points, point_boxes
+from .broadphase import BodyTriangles, cell_points, group_boxes, point_boxes
 from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
 from .detect import detect
@@ -123,8 +123,6 @@ class ContactStage:
         lay["cell_group"][point_cell] = lay["group"]
         lay["cell_grow"] = np.zeros(len(cells))
         np.maximum.at(lay["cell_grow"], point_cell, -np.minimum(lay["weights"], 0.0).sum(axis=1))
-        lay["cell_order"] = np.argsort(lay["cell_group"], kind="stable")    # the cells body by body
-        lay["cell_offsets"] = np.searchsorted(lay["cell_group"][lay["cell_order"]], np.arange(len(self.surfaces) + 1))
         lay["cell_ptr"] = np.concatenate([[0], np.cumsum(np.bincount(point_cell, minlength=len(cells)))])
         lay["cell_points"] = np.argsort(point_cell, kind="stable")
         # Per body with triangles: the other bodies' points are tested against them; the points its BVH
@@ -163,10 +161,19 @@ class ContactStage:
             self._conesided = np.repeat([c.closed for c in live], counts).astype(np.bool_)
             self._cgroup = np.full(len(self._ctris), -1, np.int64)
             self._collider_reach = {}
+            self._collider_fit = None     # the positions and pads the collider BVH was last refit for
             self._collider_bvh = BVH(np.concatenate([c.start for c in live]), self._ctris)
 
     def _collider_positions(self, frac):
         return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
+
+    def _refit_colliders(self, c0, c1, margin):
+        """Refit the colliders' BVH for their motion c0 -> c1, unless it was last refit for the same."""
+        pad = self._reach(self._collider_reach, self._cthick, margin, self._conesided)
+        last = self._collider_fit
+        if last is None or last[2] is not pad or not (np.array_equal(last[0], c0) and np.array_equal(last[1], c1)):
+            self._collider_bvh.refit(c0, c1, pad)
+            self._collider_fit = (c0, c1, pad)
 
     # -- detection ----------------------------------------------------------------------------------
     def _reach(self, cache, tri_thick, margin, tri_onesided):
@@ -199,6 +206,19 @@ class ContactStage:
         swept_positions(points, x0, lay["nodes"], lay["weights"], dt, v, q0, q1, False)
         return q0, q1
 
+    def _points_near(self, cells, x0, v, dt, touching):
+        """The points of `cells` (ascending) whose cell's box around its points' paths passes touching(lo, hi)
+        (which returns a bool per box and something more), their start and end positions, and that more."""
+        lay = self._layout
+        live = cell_points(cells, lay["cell_ptr"], lay["cell_points"], len(lay["nodes"]))
+        q0, q1 = self._positions(live, x0, v, dt)
+        slot = np.searchsorted(cells, lay["point_cell"][live])
+        lo, hi = np.empty((len(cells), 3)), np.empty((len(cells), 3))
+        point_boxes(slot, q0, q1, lo, hi)
+        keep, more = touching(lo, hi)
+        keep = keep[slot]
+        return live[keep], q0[keep], q1[keep], more
+
     def _gather(self, x0, v, dt, frac0, frac1, margin):
         """Candidates against colliders and against other bodies, as solver rows."""
         lay = self._layout
@@ -214,17 +234,15 @@ class ContactStage:
         chi = np.empty((len(cells), 3))
         cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
         pad = s.body_thickness + margin + max(s.search_depth, 2.0 * s.slop)
-        order, offs = lay["cell_order"], lay["cell_offsets"]
-        boxes = np.array([[clo[order[a:b]].min(axis=0, initial=np.inf) - pad,
-                           chi[order[a:b]].max(axis=0, initial=-np.inf) + pad] for a, b in zip(offs[:-1], offs[1:])])
+        boxes = group_boxes(lay["cell_group"], clo, chi, len(self.surfaces), pad)
         hit_collider = False
         if self._collider_bvh:
             c0 = self._collider_positions(frac0)
             c1 = self._collider_positions(frac1)
-            reach = self._cthick.max()
-            lo = np.minimum(c0.min(axis=0), c1.min(axis=0)) - reach
-            hi = np.maximum(c0.max(axis=0), c1.max(axis=0)) + reach
-            hit_collider = bool(np.any(np.all(boxes[:, 0] <= hi, axis=1) & np.all(boxes[:, 1] >= lo, axis=1)))
+            cb = self._collider_bvh
+            self._refit_colliders(c0, c1, margin)
+            hit_collider = bool(np.any(np.all(boxes[:, 0] <= cb.hi[0], axis=1)
+                                       & np.all(boxes[:, 1] >= cb.lo[0], axis=1)))    # the root box: all of them
         near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
             boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
         np.fill_diagonal(near, False)
@@ -233,12 +251,13 @@ class ContactStage:
         # Broad phase on the cells: only the points of cells near a collider's or another body's triangles are
         # positioned and tested, and of the other bodies' triangles only those near such cells are read.
         if hit_collider:
-            cb = self._collider_bvh
-            cb.refit(c0, c1, self._reach(self._collider_reach, self._cthick, margin, self._conesided))
-            live_cell = np.zeros(len(cells), np.bool_)
-            boxes_touch(clo, chi, cb.left, cb.right, cb.count, cb.lo, cb.hi, live_cell)
-            live = cell_points(np.flatnonzero(live_cell), lay["cell_ptr"], lay["cell_points"])
-            q0, q1 = self._positions(live, x0, v, dt)
+            def touching(lo, hi):
+                out = np.zeros(len(lo), np.bool_)
+                boxes_touch(lo, hi, cb.left, cb.right, cb.count, cb.lo, cb.hi, out)
+                return out, None
+
+            # cells first, then the boxes of their points' paths
+            live, q0, q1, _ = self._points_near(np.flatnonzero(touching(clo, chi)[0]), x0, v, dt, touching)
             cand = self._detect(q0, q1, lay["group"][live], c0, c1, self._ctris, self._cgroup, self._cthick,
                                 self._conesided, cb, margin, self._side_hint[live])
             cand.point = live[cand.point]
@@ -262,17 +281,9 @@ class ContactStage:
             asking, _ = part.near(clo[candidates], chi[candidates], groups=False)
             if not asking.any():
                 continue
-            asking = candidates[asking]
-            live = cell_points(asking, lay["cell_ptr"], lay["cell_points"])
-            q0, q1 = self._positions(live, x0, v, dt)
-            slot = np.searchsorted(asking, lay["point_cell"][live])
-            plo, phi = np.empty((len(asking), 3)), np.empty((len(asking), 3))
-            point_boxes(slot, q0, q1, plo, phi)
-            keep, close = part.near(plo, phi)
-            if not keep.any():
+            live, q0, q1, close = self._points_near(candidates[asking], x0, v, dt, part.near)
+            if not len(live):
                 continue
-            keep = keep[slot]
-            live, q0, q1 = live[keep], q0[keep], q1[keep]
             leaves = part.leaves(close)
             p0, p1 = lay["p0"], lay["p1"]
             swept_positions(part.bvh.leaf_vertices(leaves), x0, lay["nodes"], lay["weights"], dt, v, p0, p1, True)
