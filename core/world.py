@@ -7,6 +7,7 @@ from .body import Body
 from .contact import ContactStage
 from .errors import InvalidInputError, SimulationDiverged
 from .fem.force_model import ForceModel
+from .jit import threads_for
 from .material import Material
 from .model import Model
 from .settings import SolverSettings
@@ -129,6 +130,10 @@ class World:
         if not np.isfinite(dt) or dt <= 0:
             raise InvalidInputError(f"dt must be a positive finite number of seconds, got {dt}")
         self._require_bodies()
+        with threads_for(self._model.num_tets):
+            self._step(dt)
+
+    def _step(self, dt):
         t0 = time.perf_counter()
         backup = self._state.copy()
         target = self._targets()

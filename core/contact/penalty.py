@@ -127,5 +127,7 @@ class ContactPenalty:
         pinv[touched] = inverse
 
     def impulses(self, displacement, dt):
-        """Impulse of each row along its direction (N·s, ≥ 0) applied over the step ending at d."""
-        return (self.const + self.kappa * np.maximum(0.0, -self.residuals(displacement))) / dt
+        """Impulse of each row along its direction (N·s) applied over the step ending at d: ≥ 0 for a normal row
+        (one that ends separated reports none), signed for a friction row (its spring pulls either way)."""
+        r = self.residuals(displacement)
+        return (self.const - self.kappa * np.where(self.tangent, r, np.minimum(r, 0.0))) / dt

@@ -9,6 +9,8 @@ FRICTION_PASSES = 2   # outer passes updating the friction bounds μ λn from th
 GROUP_COS = 0.99      # rows over the same stencil nodes, with the same μ and normals this close, are one group
 ADD_PER_ROUND = 2     # violated rows a group adds to the working set per round
 ROUNDS = 8            # working-set solves per pass (the last but one round adds every violated row)
+POWER_ITERATIONS = 12      # power iterations estimating ‖A‖ on the first working set
+POWER_WARM_ITERATIONS = 3  # on a grown working set, warm-started from the last one's iterate
 
 
 @njit(cache=True)
@@ -99,21 +101,25 @@ def _gradients(x, g, lo, hi, alpha, phi, beta):
 
 
 @njit(cache=True)
-def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iterations, tolerance):
+def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iterations, tolerance, power, known):
     """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
     modified proportioning with reduced gradient projections (Dostál). Returns the iterations used."""
     n = x.shape[0]
     dv = np.zeros((inv_mass.shape[0], 3))
     Ap = np.zeros(n)
-    # ‖A‖ by power iteration: the expansion step length is 1.9/‖A‖.
-    p = np.ones(n)
+    # ‖A‖ by power iteration: the expansion step length is 1.9/‖A‖. `power` holds the last working set's
+    # iterate (a warm start: the working set only grows, so ‖A‖ does too, and `known` is a lower bound)
+    p = power.copy()
     norm = 1.0
-    for _ in range(12):
+    for _ in range(POWER_ITERATIONS if known[0] == 0.0 else POWER_WARM_ITERATIONS):
         _matvec(p, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
         norm = math.sqrt(np.dot(Ap, Ap))
         if norm <= 0.0:
             return 0
         p = Ap / norm
+    power[:] = p
+    norm = max(norm, known[0])
+    known[0] = norm
     alpha = 1.9 / (1.05 * norm)
     x[:] = np.minimum(np.maximum(x, lo), hi)
     g = np.zeros(n)
@@ -258,7 +264,7 @@ def _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, use_normal, lo, 
 
 
 @njit(cache=True)
-def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterations, tolerance):
+def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterations, tolerance, power, known):
     """MPRGP on the working rows only (x updated in place for them); returns the iterations used."""
     m = rows.shape[0]
     S = node.shape[1]
@@ -282,7 +288,14 @@ def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterati
         ns[i] = node[c]
         cs[i] = coef[c]
     ptr, entries = _incidence(ns, inv_mass.shape[0])
-    it = _mprgp(xs, bs, los, his, fs, ss, ns, cs, inv_mass, ptr, entries, iterations, tolerance)
+    ps = np.empty(3 * m)
+    for i in range(m):
+        for d in range(3):
+            ps[3 * i + d] = power[3 * rows[i] + d]
+    it = _mprgp(xs, bs, los, his, fs, ss, ns, cs, inv_mass, ptr, entries, iterations, tolerance, ps, known)
+    for i in range(m):
+        for d in range(3):
+            power[3 * rows[i] + d] = ps[3 * i + d]
     for i in range(m):
         for d in range(3):
             x[3 * rows[i] + d] = xs[3 * i + d]
@@ -452,6 +465,8 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     for c in range(nc):
         if scale[c] > 0.0:
             hi[3 * c] = np.inf
+    power = np.ones(3 * nc)
+    known = np.zeros(1)
     passes = FRICTION_PASSES if mu.max() > 0.0 else 1
     total = 0
     for p in range(passes):
@@ -459,7 +474,7 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             rows = np.flatnonzero(in_w)
             _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, p > 0, lo, hi, floor)
             total += _solve_rows(rows, x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass,
-                                 iterations, tolerance)
+                                 iterations, tolerance, power, known)
             if r == ROUNDS - 1:
                 break
             limit = ADD_PER_ROUND if r < ROUNDS - 2 else nc

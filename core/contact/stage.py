@@ -6,12 +6,11 @@ from .broadphase import BodyTriangles, cell_points, group_boxes, point_boxes
 from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
 from .detect import detect
+from .friction_memory import FrictionMemory
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
 from .response import solve_contacts
 from .surface import BodySurface, point_positions, swept_positions
 
-NONE, STICK, SLIP = 0, 1, 2    # a point's friction state from the last step
-STOPPED_SPEED = 1e-4          # m/s: a sliding point slower than this along its direction has stopped
 STENCIL = 16  # 4 nodes of the point's tet + 3 triangle vertices x 4 nodes (body–body)
 
 
@@ -65,6 +64,7 @@ class ContactStage:
         self.penetrating = False   # set by solve(): a point no penalty row held ends it inside a surface
         self._layout = None
         self._collider_bvh = None
+        self._sides_checked = False   # see _choose_sides_of_initial_overlap
 
     # -- scene --------------------------------------------------------------------------------------
     def add_collider(self, vertices, triangles, friction=0.5, thickness=0.0, name=None):
@@ -72,6 +72,7 @@ class ContactStage:
         c = Collider(len(self.colliders), vertices, triangles, friction, thickness, name)
         self.colliders.append(c)
         self._collider_bvh = None
+        self._sides_checked = False
         return c
 
     def move_collider(self, collider, vertices):
@@ -140,10 +141,9 @@ class ContactStage:
         lay["p1"] = np.empty((len(lay["nodes"]), 3))
         self._layout = lay
         self._side_hint = np.zeros((len(lay["nodes"]), 3))
-        self._normal_force = np.zeros(len(lay["nodes"]))     # last step's, per point (N)
-        self._friction_mode = np.zeros(len(lay["nodes"]), np.int8)   # NONE, STICK or SLIP
-        self._anchor = np.zeros((len(lay["nodes"]), 3))      # where a sticking point stuck (collider contacts)
-        self._slide = np.zeros((len(lay["nodes"]), 3))       # unit sliding direction of a sliding point
+        self._initial_side = np.zeros((len(lay["nodes"]), 3))   # see _choose_sides_of_initial_overlap
+        self._sides_checked = False
+        self._memory = FrictionMemory(len(lay["nodes"]))
 
     def _collider_arrays(self):
         if self._collider_bvh is None:
@@ -181,9 +181,10 @@ class ContactStage:
         points are still found there: search_depth under a closed surface; twice the slop (as deep as the
         correction leaves points the penalty rows hold) under an open one. Kept in `cache` (a dict)."""
         s = self.settings
-        key = (margin, s.search_depth, s.slop)
+        below_open = s.search_depth if self._initial_side.any() else 2.0 * s.slop   # see _choose_sides_...
+        key = (margin, s.search_depth, below_open)
         if key not in cache:
-            cache[key] = tri_thick + margin + np.where(tri_onesided, s.search_depth, 2.0 * s.slop)
+            cache[key] = tri_thick + margin + np.where(tri_onesided, s.search_depth, below_open)
         return cache[key]
 
     def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint):
@@ -353,6 +354,8 @@ class ContactStage:
         self._prepare(x0, node_counts)
         x0 = np.ascontiguousarray(x0, dtype=np.float64)
         v = np.ascontiguousarray(v, dtype=np.float64)
+        if not self._sides_checked:
+            self._choose_sides_of_initial_overlap(x0, frac0)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1)
         if len(point) == 0:
             return None
@@ -363,7 +366,11 @@ class ContactStage:
         slop = self.settings.slop
         r0 = np.maximum(gap, -slop) - np.einsum("cd,cd->c", normal, move)
         r_pred = r0 + dt * np.einsum("cs,csd,cd->c", coef, v[np.maximum(node, 0)] * used[:, :, None], normal)
-        keep = (k > 0.0) & (r_pred < self.settings.margin)
+        # A point that touched last step keeps its row while its predicted gap is within the slop: a row that came
+        # and went every other step (a point resting against a wall, predicted just clear of it one step and held
+        # on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
+        reach = np.where(self._memory.mode[point] != 0, self.settings.margin + slop, self.settings.margin)
+        keep = (k > 0.0) & (r_pred < reach)
         if not keep.any():
             return None
         node, coef, normal, k, move = node[keep], coef[keep], normal[keep], k[keep], move[keep]
@@ -378,44 +385,13 @@ class ContactStage:
         # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
         # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
         # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
-        share = np.bincount(point, minlength=len(self._normal_force))[point]
-        sag = self._normal_force[point] / share * dt * dt / kappa
+        share = np.bincount(point, minlength=len(self._layout["nodes"]))[point]
+        sag = self._memory.normal_force[point] / share * dt * dt / kappa
         r0 = np.maximum(gap[keep], -(slop + sag)) - np.einsum("cd,cd->c", normal, move)
-        node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._friction_rows(
+        node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._memory.friction_rows(
             x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu)
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
                               r0, kappa, point, collider, other, tangent, const, len(x0))
-
-    def _friction_rows(self, x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
-        """The normal rows plus friction rows for points that touched last step, so the whole body takes its
-        friction in the implicit solve, not only the nodes next to the contact. A point that stuck gets two
-        tangential penalty rows holding it at its anchor (where it stuck, moving with the collider; for a
-        body–body contact: no relative sliding over the step); a point that slid gets a constant row: μ times
-        last step's normal force against its sliding direction. New contacts get friction from the correction."""
-        first = np.unique(point, return_index=True)[1]
-        pt = point[first]
-        mode = self._friction_mode[pt]
-        tangent = np.zeros(len(r0), bool)
-        const = np.zeros(len(r0))
-        stick, slip = first[mode == STICK], first[mode == SLIP]
-        extra = []
-        if len(stick):
-            p0 = np.einsum("cs,csd->cd", coef[stick, :4], x0[np.maximum(node[stick, :4], 0)])
-            on_collider = (collider[stick] >= 0)[:, None]
-            offset = np.where(on_collider, p0 - self._anchor[point[stick]] - move[stick], 0.0)
-            self._anchor[point[stick]] += np.where(on_collider, move[stick], 0.0)
-            for t in _tangents(normal[stick]):
-                extra.append((stick, t, np.einsum("cd,cd->c", t, offset), kappa[stick], np.zeros(len(stick))))
-        if len(slip):
-            force = mu[slip] * self._normal_force[point[slip]]
-            extra.append((slip, -self._slide[point[slip]], np.zeros(len(slip)), np.zeros(len(slip)), force * dt * dt))
-        for rows, direction, rr, kk, cc in extra:
-            node, coef = np.concatenate([node, node[rows]]), np.concatenate([coef, coef[rows]])
-            normal, r0 = np.concatenate([normal, direction]), np.concatenate([r0, rr])
-            kappa, const = np.concatenate([kappa, kk]), np.concatenate([const, cc])
-            point, collider, other = (np.concatenate([a, a[rows]]) for a in (point, collider, other))
-            tangent = np.concatenate([tangent, np.ones(len(rows), bool)])
-        return node, coef, normal, r0, kappa, point, collider, other, tangent, const
 
     def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, penalty=None, penalty_impulse=None):
         """Correct the node velocities v (N,3, in place) so that no render point ends the step
@@ -479,7 +455,8 @@ class ContactStage:
         if penalty is not None:
             inside &= ~held[point]
         self.penetrating = bool(inside.any())
-        self._remember_friction(point, impulse, normal, mu_combined, node, coef, move, x0, work, dt)
+        self._memory.update(point, impulse, normal, mu_combined, node, coef, move, other, x0, work, dt, lay["nodes"],
+                            lay["weights"])
         if work is not v:
             v[...] = work
         self._side_hint[:] = 0.0
@@ -487,6 +464,10 @@ class ContactStage:
             nrm = ~penalty.tangent
             self._side_hint[penalty.point[nrm]] = penalty.normal[nrm]
         self._side_hint[point] = normal
+        if self._initial_side.any():   # a point found near the surface on its chosen side goes on by its contacts
+            self._initial_side[point[gap >= -2.0 * self.settings.slop]] = 0.0
+            waiting = np.any(self._initial_side != 0.0, axis=1) & ~np.any(self._side_hint != 0.0, axis=1)
+            self._side_hint[waiting] = self._initial_side[waiting]
         ends = point_positions(x0, lay["nodes"][point], lay["weights"][point], dt, work)
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if extra is not None and extra[1].any():
@@ -494,44 +475,28 @@ class ContactStage:
         self.contacts = contacts
         return iters
 
-    def _remember_friction(self, point, impulse, normal, mu, node, coef, move, x0, v, dt):
-        """Per point, for the next step's friction rows: the normal force, and whether it sticks (its friction
-        inside the cone, or a sliding point stopped) or slides (and which way)."""
-        pts, row = np.unique(point, return_inverse=True)   # the points in contact, and each row's among them
-        k = len(pts)
-        total = np.zeros((k, 3))
-        for d in range(3):
-            total[:, d] = np.bincount(row, weights=impulse[:, d], minlength=k)
-        normal_p, mu_p, slide = np.zeros((k, 3)), np.zeros(k), np.zeros((k, 3))
-        normal_p[row] = normal
-        mu_p[row] = mu
-        lam_n = np.einsum("pd,pd->p", total, normal_p)
-        pull = total - lam_n[:, None] * normal_p     # the friction impulse
-        lam_t = np.linalg.norm(pull, axis=1)
-        rel = np.einsum("cs,csd->cd", coef, v[np.maximum(node, 0)] * (node >= 0)[:, :, None]) - move / dt
-        rel -= np.einsum("cd,cd->c", rel, normal)[:, None] * normal
-        slide[row] = rel
-        speed = np.linalg.norm(slide, axis=1)
-        direction = slide / np.where(speed > 0.0, speed, 1.0)[:, None]
-        against = -pull / np.where(lam_t > 0.0, lam_t, 1.0)[:, None]
-        was = self._friction_mode[pts]
-        inside = lam_t <= mu_p * lam_n
-        stopped = np.einsum("pd,pd->p", slide, self._slide[pts]) <= STOPPED_SPEED
-        stick = np.where(was == STICK, inside, np.where(was == SLIP, stopped, inside & (speed <= STOPPED_SPEED)))
-        # a sliding point slides along its velocity; a stuck point that broke loose, against its springs' pull
-        slide_dir = np.where(((was == STICK) | (speed <= STOPPED_SPEED))[:, None], against, direction)
-        mode = np.where(lam_n > 0.0, np.where(stick, STICK, SLIP), NONE).astype(np.int8)
-        mode[(mode == SLIP) & ~np.any(slide_dir != 0.0, axis=1)] = NONE
-        new = pts[(mode == STICK) & (was != STICK)]
-        if len(new):
-            lay = self._layout
-            self._anchor[new] = point_positions(x0, lay["nodes"][new], lay["weights"][new], dt, v)
-        self._slide[:] = 0.0
-        self._slide[pts] = np.where((mode == SLIP)[:, None], slide_dir, 0.0)
-        self._friction_mode[:] = NONE
-        self._friction_mode[pts] = mode
-        self._normal_force[:] = 0.0
-        self._normal_force[pts] = np.maximum(lam_n, 0.0) / dt
+    def _choose_sides_of_initial_overlap(self, x0, frac):
+        """Before the first step: a render point that starts within search_depth of an open collider on the side
+        away from its body's bulk (the centroid of its body's nodes) lies where an open surface cuts through the
+        body (a ball placed into a floor plane): it takes the bulk's side, so the body is pushed out to one side
+        instead of being held across the surface. Detection then reaches search_depth below open surfaces until
+        every such point has been found on its side."""
+        self._sides_checked = True
+        self._collider_arrays()
+        if not self._collider_bvh or all(c.closed for c in self._live):
+            return
+        lay = self._layout
+        depth = self.settings.search_depth
+        _, rows = self._gather(x0, np.zeros_like(x0), 0.0, frac, frac, depth)
+        point, normal, gap, _, _, _, _, collider, _ = self._concat(rows)
+        closed = np.array([c.closed for c in self.colliders] + [True])
+        offs = lay["offsets"]
+        bulk = np.array([x0[a:b].mean(axis=0) for a, b in zip(offs[:-1], offs[1:])])
+        p = point_positions(x0, lay["nodes"][point], lay["weights"][point], 0.0, x0)
+        away = np.einsum("cd,cd->c", bulk[lay["group"][point]] - p, normal) < 0.0
+        wrong = away & ~closed[collider] & (gap < depth)
+        self._initial_side[point[wrong]] = -normal[wrong]
+        self._side_hint[point[wrong]] = -normal[wrong]
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
@@ -559,14 +524,6 @@ class ContactStage:
                        np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros(n), np.zeros((n, 3)),
                        s.iterations, s.tolerance * dt, np.zeros(n), np.zeros((n, 3)))
         x += zero
-
-
-def _tangents(normal):
-    """Two unit tangents (k,3) each, orthogonal to the unit normals (k,3) and to each other."""
-    helper = np.where(np.abs(normal[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-    t1 = np.cross(normal, helper)
-    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-    return t1, np.cross(normal, t1)
 
 
 def _append_penalty_contacts(contacts, lay, x0, v, dt, penalty, rows, impulse):

@@ -18,7 +18,8 @@ def _all_against_all(stage, x0, v, dt, margin):
     lay, s = stage._layout, stage.settings
     p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
     p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v)
-    reach = lambda thick, onesided: thick + margin + np.where(onesided, s.search_depth, 2 * s.slop)  # noqa: E731
+    below_open = s.search_depth if stage._initial_side.any() else 2 * s.slop    # as ContactStage._reach
+    reach = lambda thick, onesided: thick + margin + np.where(onesided, s.search_depth, below_open)  # noqa: E731
     sets = []
     live = [c for c in stage.colliders if len(c.triangles)]
     if live:

@@ -1,0 +1,228 @@
+"""Per-render-point friction memory between steps: normal force, stick/slip state, anchor and slide direction."""
+import math
+
+import numpy as np
+
+from ..jit import njit
+
+NONE, STICK, SLIP = 0, 1, 2    # a point's friction state from the last step
+STOPPED_SPEED = 1e-4          # m/s: a sliding point slower than this along its direction has stopped
+
+
+class FrictionMemory:
+    """What the next step's friction rows need of each render point that touched in the last step: its normal
+    force (N), whether it stuck or slid, where it stuck (collider contacts) and which way it slid."""
+
+    def __init__(self, num_points):
+        self.normal_force = np.zeros(num_points)
+        self.mode = np.zeros(num_points, np.int8)     # NONE, STICK or SLIP
+        self.anchor = np.zeros((num_points, 3))       # where a sticking point stuck
+        self.slide = np.zeros((num_points, 3))        # unit sliding direction of a sliding point
+        # body–body sticking: the stencil of the row the point stuck on (its own nodes, and the other body's
+        # triangle point at the barycentric coordinates of that moment) and their relative position then, so
+        # the point stays stuck to that material point of the other body (allocated at the first such contact)
+        self.pair_node = np.full((0, 16), -1, np.int64)
+        self.pair_coef = np.zeros((0, 16))
+        self.pair_rel = np.zeros((num_points, 3))
+        self.pair_other = np.full(num_points, -1, np.int64)
+        self._touched = np.zeros(0, np.int64)         # the points holding state (cleared by the next update)
+        self._slot = np.full(num_points, -1, np.int64)   # scratch: a point's index among a step's points
+
+    def update(self, point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights):
+        """Record the step's contacts (rows: point, impulse N·s on the body, normal, μ, stencil node/coef,
+        surface motion `move` over the step) at the end of the step (node positions x0 + dt v).
+
+        Per point: the normal force; STICK if its friction stayed inside the cone (or a sliding point stopped),
+        SLIP (with the slide direction: along its velocity, or against its springs' pull if it broke loose),
+        NONE if it was not pushed. A point that starts sticking is anchored where it ends the step: on a
+        collider, at that place; on another body (`other` ≥ 0), to the material point of that body it touches."""
+        if len(self.pair_node) == 0 and node.shape[1] == self.pair_node.shape[1] and np.any(other >= 0):
+            self.pair_node = np.full((len(self.mode), node.shape[1]), -1, np.int64)
+            self.pair_coef = np.zeros((len(self.mode), node.shape[1]))
+        self._touched = _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes,
+                                point_weights, self.mode, self.slide, self.anchor, self.normal_force, self.pair_node,
+                                self.pair_coef, self.pair_rel, self.pair_other, self._touched, self._slot)
+
+    def friction_rows(self, x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
+        """The normal penalty rows plus friction rows for the points that touched last step, so the whole body
+        takes its friction in the implicit solve, not only the nodes next to the contact. A point that stuck gets
+        two tangential rows holding it at its anchor (where it stuck, moving with the collider; for a body–body
+        contact: no relative sliding over the step); a point that slid gets a constant row: μ times last step's
+        normal force against its sliding direction. Returns the rows extended (node, coef, normal, r0, kappa,
+        point, collider, other), the tangent mask and the constant terms. New contacts get their friction from
+        the correction."""
+        src, new_node, new_coef, direction, rr, kk, cc = _friction_rows(
+            node, coef, normal, kappa, point, collider, other, move, mu, x0, dt, self.mode, self.anchor, self.slide,
+            self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self._slot)
+        n = len(r0)
+        tangent = np.zeros(n + len(src), np.bool_)
+        tangent[n:] = True
+        return (np.concatenate([node, new_node]), np.concatenate([coef, new_coef]),
+                np.concatenate([normal, direction]), np.concatenate([r0, rr]), np.concatenate([kappa, kk]),
+                np.concatenate([point, point[src]]), np.concatenate([collider, collider[src]]),
+                np.concatenate([other, other[src]]), tangent, np.concatenate([np.zeros(n), cc]))
+
+
+@njit(cache=True)
+def _friction_rows(node, coef, normal, kappa, point, collider, other, move, mu, x0, dt, mode, anchor, slide,
+                   normal_force, pair_node, pair_coef, pair_rel, pair_other, slot):
+    """Per point's first row: two tangential rows if it stuck (advancing a collider contact's anchor with the
+    collider; on the body it stuck to, over the stencil it stuck on), one constant row if it slid. Returns the
+    source row, stencil, direction, r0, κ and constant of each."""
+    nc, S = node.shape
+    first = np.empty(nc, np.int64)
+    k = 0
+    for c in range(nc):
+        p = point[c]
+        if slot[p] < 0 and mode[p] != NONE:
+            slot[p] = c
+            first[k] = c
+            k += 1
+    count = 0
+    for i in range(k):
+        count += 2 if mode[point[first[i]]] == STICK else 1
+    src = np.empty(count, np.int64)
+    new_node = np.empty((count, S), np.int64)
+    new_coef = np.empty((count, S))
+    direction = np.empty((count, 3))
+    rr = np.zeros(count)
+    kk = np.zeros(count)
+    cc = np.zeros(count)
+    e = 0
+    for i in range(k):
+        c = first[i]
+        p = point[c]
+        slot[p] = -1
+        if mode[p] == SLIP:
+            src[e] = c
+            new_node[e] = node[c]
+            new_coef[e] = coef[c]
+            direction[e] = -slide[p]
+            cc[e] = mu[c] * normal_force[p] * dt * dt
+            e += 1
+            continue
+        offset = np.zeros(3)
+        stencil_node, stencil_coef = node[c], coef[c]
+        if collider[c] >= 0:
+            for s in range(4):
+                j = node[c, s]
+                if j >= 0:
+                    offset += coef[c, s] * x0[j]
+            offset -= anchor[p] + move[c]
+            anchor[p] += move[c]
+        elif pair_node.shape[0] > 0 and pair_other[p] == other[c] and pair_node.shape[1] == S:
+            stencil_node, stencil_coef = pair_node[p], pair_coef[p]
+            for s in range(S):
+                j = stencil_node[s]
+                if j >= 0:
+                    offset += stencil_coef[s] * x0[j]
+            offset -= pair_rel[p]
+        n = normal[c]
+        h = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        t1 = np.cross(n, h)
+        t1 /= math.sqrt(t1[0] ** 2 + t1[1] ** 2 + t1[2] ** 2)
+        t2 = np.cross(n, t1)
+        for t in (t1, t2):
+            src[e] = c
+            new_node[e] = stencil_node
+            new_coef[e] = stencil_coef
+            direction[e] = t
+            rr[e] = t[0] * offset[0] + t[1] * offset[1] + t[2] * offset[2]
+            kk[e] = kappa[c]
+            e += 1
+    return src, new_node, new_coef, direction, rr, kk, cc
+
+
+@njit(cache=True)
+def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights,
+            mode, slide, anchor, normal_force, pair_node, pair_coef, pair_rel, pair_other, touched, slot):
+    nc, S = node.shape
+    pts = np.empty(nc, np.int64)
+    k = 0
+    for c in range(nc):
+        p = point[c]
+        if slot[p] < 0:
+            slot[p] = k
+            pts[k] = p
+            k += 1
+    total = np.zeros((k, 3))
+    normal_p = np.zeros((k, 3))
+    rel = np.zeros((k, 3))
+    mu_p = np.zeros(k)
+    last = np.empty(k, np.int64)
+    for c in range(nc):   # a point's impulses add up; its normal, μ and sliding velocity are its last row's
+        r = slot[point[c]]
+        last[r] = c
+        ux, uy, uz = -move[c, 0] / dt, -move[c, 1] / dt, -move[c, 2] / dt
+        for s in range(S):
+            j = node[c, s]
+            if j >= 0:
+                ux += coef[c, s] * v[j, 0]
+                uy += coef[c, s] * v[j, 1]
+                uz += coef[c, s] * v[j, 2]
+        un = ux * normal[c, 0] + uy * normal[c, 1] + uz * normal[c, 2]
+        for d in range(3):
+            total[r, d] += impulse[c, d]
+            normal_p[r, d] = normal[c, d]
+        rel[r, 0], rel[r, 1], rel[r, 2] = ux - un * normal[c, 0], uy - un * normal[c, 1], uz - un * normal[c, 2]
+        mu_p[r] = mu[c]
+    new_mode = np.empty(k, np.int8)
+    new_slide = np.zeros((k, 3))
+    new_force = np.empty(k)
+    for r in range(k):
+        p = pts[r]
+        lam_n = total[r, 0] * normal_p[r, 0] + total[r, 1] * normal_p[r, 1] + total[r, 2] * normal_p[r, 2]
+        pull = total[r] - lam_n * normal_p[r]      # the friction impulse
+        lam_t = math.sqrt(pull[0] ** 2 + pull[1] ** 2 + pull[2] ** 2)
+        speed = math.sqrt(rel[r, 0] ** 2 + rel[r, 1] ** 2 + rel[r, 2] ** 2)
+        was = mode[p]
+        inside = lam_t <= mu_p[r] * lam_n
+        if was == STICK:
+            stick = inside
+        elif was == SLIP:
+            stick = rel[r, 0] * slide[p, 0] + rel[r, 1] * slide[p, 1] + rel[r, 2] * slide[p, 2] <= STOPPED_SPEED
+        else:
+            stick = inside and speed <= STOPPED_SPEED
+        # a sliding point slides along its velocity; a stuck point that broke loose, against its springs' pull
+        if was == STICK or speed <= STOPPED_SPEED:
+            direction = -pull / lam_t if lam_t > 0.0 else np.zeros(3)
+        else:
+            direction = rel[r] / speed
+        m = NONE
+        if lam_n > 0.0:
+            m = STICK if stick else SLIP
+        if m == SLIP and direction[0] == 0.0 and direction[1] == 0.0 and direction[2] == 0.0:
+            m = NONE
+        if m == STICK and was != STICK:
+            anchor[p] = 0.0
+            for s in range(point_nodes.shape[1]):
+                j = point_nodes[p, s]
+                if j >= 0:
+                    for d in range(3):
+                        anchor[p, d] += point_weights[p, s] * (x0[j, d] + dt * v[j, d])
+            c = last[r]
+            pair_other[p] = other[c]
+            if other[c] >= 0 and pair_node.shape[0] > 0:
+                pair_rel[p] = 0.0
+                for s in range(S):
+                    j = node[c, s]
+                    pair_node[p, s] = j
+                    pair_coef[p, s] = coef[c, s]
+                    if j >= 0:
+                        for d in range(3):
+                            pair_rel[p, d] += coef[c, s] * (x0[j, d] + dt * v[j, d])
+        new_mode[r] = m
+        if m == SLIP:
+            new_slide[r] = direction
+        new_force[r] = max(lam_n, 0.0) / dt
+    for p in touched:
+        mode[p] = NONE
+        normal_force[p] = 0.0
+        slide[p] = 0.0
+    for r in range(k):
+        p = pts[r]
+        mode[p] = new_mode[r]
+        slide[p] = new_slide[r]
+        normal_force[p] = new_force[r]
+        slot[p] = -1
+    return pts[:k].copy()
