@@ -243,7 +243,7 @@ class ContactStage:
             cb = self._collider_bvh
             self._refit_colliders(c0, c1, margin)
             hit_collider = bool(np.any(np.all(boxes[:, 0] <= cb.hi[0], axis=1)
-                                       & np.all(boxes[:, 1] >= cb.lo[0], axis=1)))    # the root box: all of them
+                                       & np.all(boxes[:, 1] >= cb.lo[0], axis=1)))    # the root bounds them all
         near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
             boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
         np.fill_diagonal(near, False)
