@@ -167,21 +167,27 @@ class ContactStage:
     def _collider_positions(self, frac):
         return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
 
-    def _refit_colliders(self, c0, c1, margin):
+    def _refit_colliders(self, c0, c1, margin, below_open):
         """Refit the colliders' BVH for their motion c0 -> c1, unless it was last refit for the same."""
-        pad = self._reach(self._collider_reach, self._cthick, margin, self._conesided)
+        pad = self._reach(self._collider_reach, self._cthick, margin, self._conesided, below_open)
         last = self._collider_fit
         if last is None or last[2] is not pad or not (np.array_equal(last[0], c0) and np.array_equal(last[1], c1)):
             self._collider_bvh.refit(c0, c1, pad)
             self._collider_fit = (c0, c1, pad)
 
     # -- detection ----------------------------------------------------------------------------------
-    def _reach(self, cache, tri_thick, margin, tri_onesided):
-        """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
-        points are still found there: search_depth under a closed surface; twice the slop (as deep as the
-        correction leaves points the penalty rows hold) under an open one. Kept in `cache` (a dict)."""
+    def _below_open(self):
+        """How deep below an open surface points are found: twice the slop (as deep as the correction leaves
+        points the penalty rows hold); search_depth while points of an initial overlap wait for their side (see
+        _choose_sides_of_initial_overlap)."""
         s = self.settings
-        below_open = s.search_depth if self._initial_side.any() else 2.0 * s.slop   # see _choose_sides_...
+        return s.search_depth if self._initial_side.any() else 2.0 * s.slop
+
+    def _reach(self, cache, tri_thick, margin, tri_onesided, below_open):
+        """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
+        points are still found there: search_depth under a closed surface, below_open under an open one (see
+        _below_open). Kept in `cache` (a dict)."""
+        s = self.settings
         key = (margin, s.search_depth, below_open)
         if key not in cache:
             cache[key] = tri_thick + margin + np.where(tri_onesided, s.search_depth, below_open)
@@ -235,13 +241,14 @@ class ContactStage:
         chi = np.empty((len(cells), 3))
         cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
         pad = s.body_thickness + margin + max(s.search_depth, 2.0 * s.slop)
+        below_open = self._below_open()
         boxes = group_boxes(lay["cell_group"], clo, chi, len(self.surfaces), pad)
         hit_collider = False
         if self._collider_bvh:
             c0 = self._collider_positions(frac0)
             c1 = self._collider_positions(frac1)
             cb = self._collider_bvh
-            self._refit_colliders(c0, c1, margin)
+            self._refit_colliders(c0, c1, margin, below_open)
             hit_collider = bool(np.any(np.all(boxes[:, 0] <= cb.hi[0], axis=1)
                                        & np.all(boxes[:, 1] >= cb.lo[0], axis=1)))    # the root bounds them all
         near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
@@ -276,7 +283,7 @@ class ContactStage:
                 continue
             candidates = np.flatnonzero(near[j, lay["cell_group"]])   # the cells of the bodies near body j
             reach = self._reach(lay["reach"].setdefault(j, {}), lay["tri_thick"][sl], margin,
-                                lay["tri_onesided"][sl])
+                                lay["tri_onesided"][sl], below_open)
             part.fit(clo, chi, reach.max())
             # cells first, then the boxes of their points' paths: fewer points, and fewer triangles they reach
             asking, _ = part.near(clo[candidates], chi[candidates], groups=False)

@@ -18,8 +18,7 @@ def _all_against_all(stage, x0, v, dt, margin):
     lay, s = stage._layout, stage.settings
     p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
     p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v)
-    below_open = s.search_depth if stage._initial_side.any() else 2 * s.slop    # as ContactStage._reach
-    reach = lambda thick, onesided: thick + margin + np.where(onesided, s.search_depth, below_open)  # noqa: E731
+    reach = lambda thick, onesided: thick + margin + np.where(onesided, s.search_depth, stage._below_open())  # noqa
     sets = []
     live = [c for c in stage.colliders if len(c.triangles)]
     if live:
@@ -67,11 +66,11 @@ def _stage_contacts(stage, x0, v, dt, margin):
 
 def _compare(stage, x0, v, counts, expect_body=False, expect_collider=False):
     """The stage's contacts equal the all-against-all ones for the motion and for the stabilisation's still
-    positions, over a few steps (side hints, friction state)."""
+    positions, over a few steps (side hints, friction state, initial overlap sides)."""
     x0 = np.ascontiguousarray(x0, float)
     invm = np.ones(len(x0))
     for step in range(3):
-        stage._prepare(x0, counts)
+        stage.predict(x0, v, invm, DT, counts)     # as a World step: on the first, sides of an initial overlap
         for dt, vel, margin in ((DT, v, stage.settings.margin), (0.0, np.zeros_like(v), 0.0)):
             got = _stage_contacts(stage, x0, vel, dt, margin)
             want = _all_against_all(stage, x0, vel, dt, margin)
@@ -120,6 +119,7 @@ def test_body_resting_on_colliders_finds_every_contact():
     x0 = ball.nodes
     v = np.tile([0.05, 0.0, -9.81 * DT], (len(x0), 1))
     _compare(stage, x0, v, [ball.num_nodes], expect_collider=True)
+    assert stage._below_open() == stage.settings.search_depth   # the ball started 2 mm into the open plane
 
 
 def test_bodies_with_negative_embedding_weights_find_every_contact():
