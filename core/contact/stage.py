@@ -141,7 +141,9 @@ class ContactStage:
         lay["p1"] = np.empty((len(lay["nodes"]), 3))
         self._layout = lay
         self._side_hint = np.zeros((len(lay["nodes"]), 3))
+        self._hinted = np.zeros(0, np.int64)     # the points whose side hint is set
         self._initial_side = np.zeros((len(lay["nodes"]), 3))   # see _choose_sides_of_initial_overlap
+        self._sides_pending = False              # any point still waiting to be found on its initial side
         self._sides_checked = False
         self._memory = FrictionMemory(len(lay["nodes"]))
 
@@ -181,7 +183,7 @@ class ContactStage:
         points the penalty rows hold); search_depth while points of an initial overlap wait for their side (see
         _choose_sides_of_initial_overlap)."""
         s = self.settings
-        return s.search_depth if self._initial_side.any() else 2.0 * s.slop
+        return s.search_depth if self._sides_pending else 2.0 * s.slop
 
     def _reach(self, cache, tri_thick, margin, tri_onesided, below_open):
         """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
@@ -392,7 +394,8 @@ class ContactStage:
         # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
         # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
         # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
-        share = np.bincount(point, minlength=len(self._layout["nodes"]))[point]
+        _, at, count = np.unique(point, return_inverse=True, return_counts=True)
+        share = count[at]
         sag = self._memory.normal_force[point] / share * dt * dt / kappa
         r0 = np.maximum(gap[keep], -(slop + sag)) - np.einsum("cd,cd->c", normal, move)
         node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._memory.friction_rows(
@@ -422,59 +425,62 @@ class ContactStage:
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, work, dt, frac0, frac1)
         lay = self._layout
         mu = mu_combined = combined_friction(lay["mu"][point], mu_other)
+        # per-point sums over the points in contact only (compact ids: cp for the rows, pp for the penalty rows)
+        pen_point = penalty.point if penalty is not None else np.zeros(0, np.int64)
+        ids, inverse = np.unique(np.concatenate([point, pen_point]), return_inverse=True)
+        cp, pp = inverse[:len(point)], inverse[len(point):]
+        rows_of = np.bincount(cp, minlength=len(ids))
         allowed = gap.copy()
+        floor = np.zeros(len(point))
+        pen_t = np.zeros((len(ids), 3))   # each point's tangential penalty impulse
+        extra = None
+        held = np.zeros(len(ids), bool)
         if penalty is not None:
             # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
             # surface, where they carry its weight; pushing it out in velocity kicks the light cage nodes around
             # it through their tets (measured: 3 tets inverted in most steps of a Suzanne resting on a floor)
-            held = np.zeros(len(lay["nodes"]), bool)
-            held[penalty.point] = True
-            allowed[held[point]] += self.settings.slop
-        vmin = np.where(allowed >= 0.0, -allowed / dt, 0.0)
-        n_points = len(lay["nodes"])
-        rows_of = np.bincount(point, minlength=n_points)
-        floor = np.zeros(len(point))
-        pen_t = np.zeros((n_points, 3))   # each point's tangential penalty impulse
-        extra = None
-        if penalty is not None:
+            held[pp] = True
+            allowed[held[cp]] += self.settings.slop
             # each point's penalty impulses are shared by its correction rows; points the correction no longer
             # sees (pushed clear by the penalty) are reported on their own
             nrm = ~penalty.tangent
-            per_point = np.bincount(penalty.point[nrm], weights=penalty_impulse[nrm], minlength=n_points)
-            floor = per_point[point] / rows_of[point]
+            floor = np.bincount(pp[nrm], weights=penalty_impulse[nrm], minlength=len(ids))[cp] / rows_of[cp]
             for d in range(3):
-                pen_t[:, d] = np.bincount(penalty.point[~nrm], minlength=n_points,
+                pen_t[:, d] = np.bincount(pp[~nrm], minlength=len(ids),
                                           weights=penalty_impulse[~nrm] * penalty.normal[~nrm, d])
-            alone = (rows_of[penalty.point] == 0) & (penalty_impulse != 0.0)
+            alone = (rows_of[pp] == 0) & (penalty_impulse != 0.0)
             extra = penalty, alone
             # points with friction rows had their friction in the implicit solve
-            ruled = np.zeros(n_points, bool)
-            ruled[penalty.point[~nrm]] = True
-            mu = np.where(ruled[point], 0.0, mu)
+            ruled = np.zeros(len(ids), bool)
+            ruled[pp[~nrm]] = True
+            mu = np.where(ruled[cp], 0.0, mu)
+        vmin = np.where(allowed >= 0.0, -allowed / dt, 0.0)
         lam_n = np.zeros(len(point))
         lam_t = np.zeros((len(point), 3))
         iters = solve_contacts(work, invm, node, coef, normal, vmin, mu, floor, np.ascontiguousarray(move / dt),
                                self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
-        impulse = (lam_n + floor)[:, None] * normal + lam_t + pen_t[point] / rows_of[point, None]
+        impulse = (lam_n + floor)[:, None] * normal + lam_t + pen_t[cp] / rows_of[cp, None]
         # does any point its penalty rows did not hold end the step inside (what post-stabilisation is for)?
         moved = np.einsum("cs,csd->cd", coef, work[np.maximum(node, 0)] * (node >= 0)[:, :, None]) * dt - move
         inside = gap + np.einsum("cd,cd->c", normal, moved) < -self.settings.tolerance * dt
-        if penalty is not None:
-            inside &= ~held[point]
+        inside &= ~held[cp]
         self.penetrating = bool(inside.any())
         self._memory.update(point, impulse, normal, mu_combined, node, coef, move, other, x0, work, dt, lay["nodes"],
                             lay["weights"])
         if work is not v:
             v[...] = work
-        self._side_hint[:] = 0.0
+        self._side_hint[self._hinted] = 0.0
+        self._hinted = ids
         if penalty is not None:   # a point held by its penalty rows alone keeps its side of a two-sided surface
             nrm = ~penalty.tangent
             self._side_hint[penalty.point[nrm]] = penalty.normal[nrm]
         self._side_hint[point] = normal
-        if self._initial_side.any():   # a point found near the surface on its chosen side goes on by its contacts
+        if self._sides_pending:   # a point found near the surface on its chosen side goes on by its contacts
             self._initial_side[point[gap >= -2.0 * self.settings.slop]] = 0.0
             waiting = np.any(self._initial_side != 0.0, axis=1) & ~np.any(self._side_hint != 0.0, axis=1)
             self._side_hint[waiting] = self._initial_side[waiting]
+            self._hinted = np.union1d(self._hinted, np.flatnonzero(waiting))
+            self._sides_pending = bool(self._initial_side.any())
         ends = point_positions(x0, lay["nodes"][point], lay["weights"][point], dt, work)
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if extra is not None and extra[1].any():
@@ -504,6 +510,8 @@ class ContactStage:
         wrong = away & ~closed[collider] & (gap < depth)
         self._initial_side[point[wrong]] = -normal[wrong]
         self._side_hint[point[wrong]] = -normal[wrong]
+        self._hinted = np.union1d(self._hinted, point[wrong])
+        self._sides_pending = bool(wrong.any())
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
