@@ -7,45 +7,65 @@ LEAF_SIZE = 4
 STACK_SIZE = 64
 
 
-class BVH:
-    """Median-split AABB tree over a fixed triangle set; `refit` updates the boxes for new vertex positions.
+class BoxTree:
+    """Median-split AABB tree over items (built once from their centres) whose boxes move; `fit` sets the
+    boxes from the items' boxes. Nodes are stored parent-before-child, so a reverse sweep fits bottom-up."""
 
-    Nodes are stored parent-before-child, so a reverse sweep refits bottom-up. Boxes are swept:
-    they bound each triangle at the start and at the end of the step, padded per triangle.
-    vertex_cell (optional, per vertex): the cell (a cage tet) each vertex moves inside, so that `refit` can
-    bound the leaves far from a query region by their cells' boxes instead of reading their vertices.
-    """
-
-    def __init__(self, vertices, triangles, vertex_cell=None):
-        self.triangles = np.ascontiguousarray(triangles, dtype=np.int64)
-        centroids = np.asarray(vertices, np.float64)[self.triangles].mean(axis=1)
+    def __init__(self, centres):
         (self.left, self.right, self.start, self.count, self.order,
-         num_nodes) = _build(np.ascontiguousarray(centroids))
+         num_nodes) = _build(np.ascontiguousarray(centres, dtype=np.float64))
         self.left = self.left[:num_nodes]
         self.right = self.right[:num_nodes]
         self.start = self.start[:num_nodes]
         self.count = self.count[:num_nodes]
+        self.leaves = np.ascontiguousarray(np.flatnonzero(self.left < 0))
         self.lo = np.zeros((num_nodes, 3))
         self.hi = np.zeros((num_nodes, 3))
-        self.leaves = np.ascontiguousarray(np.flatnonzero(self.left < 0))
-        if vertex_cell is not None:
-            self.leaf_ptr, self.leaf_cells = _leaf_cells(self.leaves, self.triangles, self.start, self.count,
-                                                         self.order, np.ascontiguousarray(vertex_cell, np.int64))
 
-    def refit(self, v0, v1, pad, cell_lo=None, cell_hi=None, region=None):
-        """Boxes bound every triangle over the step (positions v0 at start, v1 at end), grown by pad (per triangle).
-
-        With cell boxes (cell_lo, cell_hi: (cells,3), each bounding its vertices' paths; needs vertex_cell) and
-        region (lo (3,), hi (3,)): a leaf whose cells' box (grown by pad) misses the region keeps that box, a
-        looser but still valid bound, and only the other leaves read v0 and v1 (which need to be valid only for
-        their vertices)."""
-        if region is None:
-            _exact_leaves(self.leaves, self.triangles, v0, v1, pad, self.start, self.count, self.order,
-                          self.lo, self.hi)
-        else:
-            _near_leaves(self.leaves, self.leaf_ptr, self.leaf_cells, cell_lo, cell_hi, region[0], region[1],
-                         self.triangles, v0, v1, pad, self.start, self.count, self.order, self.lo, self.hi)
+    def fit(self, item_lo, item_hi):
+        """Node boxes bound the item boxes (item_lo, item_hi: (items,3))."""
+        _item_leaves(self.leaves, item_lo, item_hi, self.start, self.count, self.order, self.lo, self.hi)
         _inner_boxes(self.left, self.right, self.lo, self.hi)
+
+
+class BVH(BoxTree):
+    """Box tree over a fixed triangle set; `refit` updates the boxes for new vertex positions.
+
+    Boxes are swept: they bound each triangle at the start and at the end of the step, padded per triangle.
+    """
+
+    def __init__(self, vertices, triangles):
+        self.triangles = np.ascontiguousarray(triangles, dtype=np.int64)
+        self.num_vertices = int(self.triangles.max(initial=-1)) + 1
+        super().__init__(np.asarray(vertices, np.float64)[self.triangles].mean(axis=1))
+        self.parent = np.full(len(self.left), -1, np.int64)
+        inner = np.flatnonzero(self.left >= 0)
+        self.parent[self.left[inner]] = inner
+        self.parent[self.right[inner]] = inner
+        self._fitted = None    # the leaves of the last fit_leaves (None: every box was set by refit)
+
+    def refit(self, v0, v1, pad):
+        """Boxes bound every triangle over the step (positions v0 at start, v1 at end), grown by pad (per triangle)."""
+        _exact_leaves(self.leaves, self.triangles, v0, v1, pad, self.start, self.count, self.order,
+                      self.lo, self.hi)
+        _inner_boxes(self.left, self.right, self.lo, self.hi)
+        self._fitted = None
+
+    def fit_leaves(self, leaves, v0, v1, pad):
+        """Exact boxes (as refit) for the leaf nodes `leaves` and their ancestors; every other box empty: the
+        tree then finds only those leaves' triangles, and reads v0 and v1 only at their vertices."""
+        if self._fitted is None:
+            self.lo[:] = np.inf
+            self.hi[:] = -np.inf
+        else:
+            _clear_leaves(self._fitted, self.parent, self.lo, self.hi)
+        _fit_leaves(leaves, self.parent, self.triangles, v0, v1, pad, self.start, self.count, self.order,
+                    self.lo, self.hi)
+        self._fitted = leaves
+
+    def leaf_vertices(self, leaves):
+        """The distinct vertices of the triangles in the leaf nodes `leaves`."""
+        return _leaf_vertices(leaves, self.triangles, self.start, self.count, self.order, self.num_vertices)
 
 
 @njit(cache=True)
@@ -142,61 +162,87 @@ def _exact_leaves(leaves, triangles, v0, v1, pad, start, count, order, lo, hi):
 
 
 @njit(cache=True)
-def _leaf_cells(leaves, triangles, start, count, order, vertex_cell):
-    """Per leaf (CSR), the distinct cells of its triangles' vertices."""
-    ptr = np.zeros(leaves.shape[0] + 1, np.int64)
-    ids = np.empty(3 * triangles.shape[0], np.int64)
-    n = 0
+def _clear_leaves(leaves, parent, lo, hi):
+    """Empty the boxes of the leaf nodes `leaves` and of their ancestors (up to where they are empty already)."""
     for i in range(leaves.shape[0]):
         node = leaves[i]
-        own = np.empty(3 * count[node], np.int64)
-        for e in range(count[node]):
+        while node >= 0 and lo[node, 0] != np.inf:
             for k in range(3):
-                own[3 * e + k] = vertex_cell[triangles[order[start[node] + e], k]]
-        own.sort()
-        for e in range(own.shape[0]):
-            if e == 0 or own[e] != own[e - 1]:
-                ids[n] = own[e]
-                n += 1
-        ptr[i + 1] = n
-    return ptr, ids[:n].copy()
+                lo[node, k] = np.inf
+                hi[node, k] = -np.inf
+            node = parent[node]
 
 
-@njit(cache=True, parallel=True)
-def _near_leaves(leaves, ptr, cells, cell_lo, cell_hi, rlo, rhi, triangles, v0, v1, pad, start, count, order,
-                 lo, hi):
-    """Leaf boxes: the box of the leaf's cells grown by the largest pad or, where that box meets the region
-    (few leaves), its triangles' exact box."""
-    p = pad.max() if pad.shape[0] > 0 else 0.0
-    for i in prange(leaves.shape[0]):
+@njit(cache=True)
+def _fit_leaves(leaves, parent, triangles, v0, v1, pad, start, count, order, lo, hi):
+    """Exact boxes of the leaf nodes `leaves`, grown into their ancestors (up to the first that holds them
+    already: its ancestors hold it too); the other boxes must be empty."""
+    for i in range(leaves.shape[0]):
         node = leaves[i]
         l0 = l1 = l2 = np.inf
         h0 = h1 = h2 = -np.inf
-        for e in range(ptr[i], ptr[i + 1]):
-            c = cells[e]
-            l0 = min(l0, cell_lo[c, 0])
-            l1 = min(l1, cell_lo[c, 1])
-            l2 = min(l2, cell_lo[c, 2])
-            h0 = max(h0, cell_hi[c, 0])
-            h1 = max(h1, cell_hi[c, 1])
-            h2 = max(h2, cell_hi[c, 2])
-        l0, l1, l2, h0, h1, h2 = l0 - p, l1 - p, l2 - p, h0 + p, h1 + p, h2 + p
-        if not (l0 > rhi[0] or h0 < rlo[0] or l1 > rhi[1] or h1 < rlo[1] or l2 > rhi[2] or h2 < rlo[2]):
-            l0 = l1 = l2 = np.inf
-            h0 = h1 = h2 = -np.inf
-            for e in range(start[node], start[node] + count[node]):
-                t = order[e]
-                q = pad[t]
-                for k in range(3):
-                    j = triangles[t, k]
-                    l0 = min(l0, v0[j, 0] - q, v1[j, 0] - q)
-                    l1 = min(l1, v0[j, 1] - q, v1[j, 1] - q)
-                    l2 = min(l2, v0[j, 2] - q, v1[j, 2] - q)
-                    h0 = max(h0, v0[j, 0] + q, v1[j, 0] + q)
-                    h1 = max(h1, v0[j, 1] + q, v1[j, 1] + q)
-                    h2 = max(h2, v0[j, 2] + q, v1[j, 2] + q)
-        lo[node, 0], lo[node, 1], lo[node, 2] = l0, l1, l2
-        hi[node, 0], hi[node, 1], hi[node, 2] = h0, h1, h2
+        for e in range(start[node], start[node] + count[node]):
+            t = order[e]
+            q = pad[t]
+            for j in range(3):
+                a = triangles[t, j]
+                l0 = min(l0, v0[a, 0] - q, v1[a, 0] - q)
+                l1 = min(l1, v0[a, 1] - q, v1[a, 1] - q)
+                l2 = min(l2, v0[a, 2] - q, v1[a, 2] - q)
+                h0 = max(h0, v0[a, 0] + q, v1[a, 0] + q)
+                h1 = max(h1, v0[a, 1] + q, v1[a, 1] + q)
+                h2 = max(h2, v0[a, 2] + q, v1[a, 2] + q)
+        up = node
+        while up >= 0:
+            grown = False
+            if l0 < lo[up, 0]:
+                lo[up, 0], grown = l0, True
+            if l1 < lo[up, 1]:
+                lo[up, 1], grown = l1, True
+            if l2 < lo[up, 2]:
+                lo[up, 2], grown = l2, True
+            if h0 > hi[up, 0]:
+                hi[up, 0], grown = h0, True
+            if h1 > hi[up, 1]:
+                hi[up, 1], grown = h1, True
+            if h2 > hi[up, 2]:
+                hi[up, 2], grown = h2, True
+            if not grown:
+                break
+            up = parent[up]
+
+
+@njit(cache=True)
+def _leaf_vertices(leaves, triangles, start, count, order, num_vertices):
+    seen = np.zeros(num_vertices, np.bool_)
+    n = 0
+    for i in range(leaves.shape[0]):
+        n += 3 * count[leaves[i]]
+    out = np.empty(n, np.int64)
+    n = 0
+    for i in range(leaves.shape[0]):
+        node = leaves[i]
+        for e in range(start[node], start[node] + count[node]):
+            for j in range(3):
+                a = triangles[order[e], j]
+                if not seen[a]:
+                    seen[a] = True
+                    out[n] = a
+                    n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def _item_leaves(leaves, item_lo, item_hi, start, count, order, lo, hi):
+    for i in range(leaves.shape[0]):
+        node = leaves[i]
+        for k in range(3):
+            lo[node, k] = np.inf
+            hi[node, k] = -np.inf
+        for e in range(start[node], start[node] + count[node]):
+            for k in range(3):
+                lo[node, k] = min(lo[node, k], item_lo[order[e], k])
+                hi[node, k] = max(hi[node, k], item_hi[order[e], k])
 
 
 @njit(cache=True)

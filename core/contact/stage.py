@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
+from .broadphase import BodyTriangles, cell_points, group_boxes, point_boxes
 from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
 from .detect import detect
@@ -10,7 +11,7 @@ from .edges import unique_edges
 from .friction_memory import FrictionMemory
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
 from .response import solve_contacts
-from .surface import BodySurface, point_positions
+from .surface import BodySurface, point_positions, swept_positions
 
 STENCIL = 16  # 4 nodes of the point's tet + 3 triangle vertices x 4 nodes (body–body)
 
@@ -127,24 +128,31 @@ class ContactStage:
         lay["cell_group"][point_cell] = lay["group"]
         lay["cell_grow"] = np.zeros(len(cells))
         np.maximum.at(lay["cell_grow"], point_cell, -np.minimum(lay["weights"], 0.0).sum(axis=1))
-        # One BVH per body: a body's points are tested against the other bodies' triangles only.
-        lay["bvhs"] = []
+        lay["cell_ptr"] = np.concatenate([[0], np.cumsum(np.bincount(point_cell, minlength=len(cells)))])
+        lay["cell_points"] = np.argsort(point_cell, kind="stable")
+        # Per body with triangles: the other bodies' points are tested against them; the points its BVH
+        # reads are positioned in p0, p1 (start and end of the motion) as needed.
+        lay["bodies"] = []
+        lay["reach"] = {}
         if len(self.surfaces) > 1:
             toffs = np.concatenate([[0], np.cumsum(counts)])
+            rest = np.concatenate([sf.rest for sf in self.surfaces])
             for i in range(len(self.surfaces)):
                 if counts[i]:
                     sl = slice(toffs[i], toffs[i + 1])
-                    others = np.flatnonzero(lay["group"] != i)
-                    rest = np.concatenate([sf.rest for sf in self.surfaces])
-                    lay["bvhs"].append((BVH(rest, lay["tris"][sl], point_cell), sl, others))
+                    lay["bodies"].append((BodyTriangles(rest, lay["tris"][sl], point_cell, len(cells)), sl, i))
         # Bookkeeping points: the render points, then the render edges (edge e is point P + e, core.contact.edge_rows).
         lay["edges"] = unique_edges(lay["tris"])
         lay["group"] = np.concatenate([lay["group"], lay["group"][lay["edges"][:, 0]]])
         lay["mu"] = np.concatenate([lay["mu"], lay["mu"][lay["edges"][:, 0]]])
         n = lay["num_points"] = len(lay["group"])
+        lay["p0"] = np.empty((len(lay["nodes"]), 3))
+        lay["p1"] = np.empty((len(lay["nodes"]), 3))
         self._layout = lay
         self._side_hint = np.zeros((n, 3))
+        self._hinted = np.zeros(0, np.int64)     # the points whose side hint is set
         self._initial_side = np.zeros((len(lay["nodes"]), 3))   # see _choose_sides_of_initial_overlap
+        self._sides_pending = False              # any point still waiting to be found on its initial side
         self._sides_checked = False
         self._memory = FrictionMemory(n)
 
@@ -163,25 +171,41 @@ class ContactStage:
             self._cthick = np.repeat([c.thickness for c in live], counts).astype(np.float64)
             self._conesided = np.repeat([c.closed for c in live], counts).astype(np.bool_)
             self._cgroup = np.full(len(self._ctris), -1, np.int64)
+            self._collider_reach = {}
+            self._collider_fit = None     # the positions and pads the collider BVH was last refit for
             self._collider_bvh = BVH(np.concatenate([c.start for c in live]), self._ctris)
 
     def _collider_positions(self, frac):
         return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
 
-    # -- detection ----------------------------------------------------------------------------------
-    def _reach(self, tri_thick, margin, tri_onesided):
-        """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
-        points are still found there: search_depth under a closed surface; twice the slop (as deep as the
-        correction leaves points the penalty rows hold) under an open one."""
-        s = self.settings
-        below_open = s.search_depth if self._initial_side.any() else 2.0 * s.slop   # see _choose_sides_...
-        return tri_thick + margin + np.where(tri_onesided, s.search_depth, below_open)
+    def _refit_colliders(self, c0, c1, margin, below_open):
+        """Refit the colliders' BVH for their motion c0 -> c1, unless it was last refit for the same."""
+        pad = self._reach(self._collider_reach, self._cthick, margin, self._conesided, below_open)
+        last = self._collider_fit
+        if last is None or last[2] is not pad or not (np.array_equal(last[0], c0) and np.array_equal(last[1], c1)):
+            self._collider_bvh.refit(c0, c1, pad)
+            self._collider_fit = (c0, c1, pad)
 
-    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint,
-                refit=True, cells=None):
+    # -- detection ----------------------------------------------------------------------------------
+    def _below_open(self):
+        """How deep below an open surface points are found: twice the slop (as deep as the correction leaves
+        points the penalty rows hold); search_depth while points of an initial overlap wait for their side (see
+        _choose_sides_of_initial_overlap)."""
         s = self.settings
-        if refit:
-            bvh.refit(v0, v1, self._reach(tri_thick, margin.max(), tri_onesided), *(cells or ()))
+        return s.search_depth if self._sides_pending else 2.0 * s.slop
+
+    def _reach(self, cache, tri_thick, margin, tri_onesided, below_open):
+        """How far a triangle's box reaches: its thickness and the margin, and below the surface as far as
+        points are still found there: search_depth under a closed surface, below_open under an open one (see
+        _below_open). Kept in `cache` (a dict)."""
+        s = self.settings
+        key = (margin, s.search_depth, below_open)
+        if key not in cache:
+            cache[key] = tri_thick + margin + np.where(tri_onesided, s.search_depth, below_open)
+        return cache[key]
+
+    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint):
+        s = self.settings
         npts = len(p0)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
@@ -190,64 +214,71 @@ class ContactStage:
         slot_gap = np.empty((npts, K))
         detect(p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
-               margin, s.search_depth, hint, slot_tri, slot_b, slot_n, slot_gap)
+               np.full(npts, margin), s.search_depth, hint, slot_tri, slot_b, slot_n, slot_gap)
         return _Candidates(slot_tri, slot_b, slot_n, slot_gap)
+
+    def _positions(self, points, x0, v, dt):
+        """Points `points` at the start and the end of the motion x0 + dt v, (n,3) each."""
+        lay = self._layout
+        q0, q1 = np.empty((len(points), 3)), np.empty((len(points), 3))
+        swept_positions(points, x0, lay["nodes"], lay["weights"], dt, v, q0, q1, False)
+        return q0, q1
+
+    def _points_near(self, cells, x0, v, dt, touching):
+        """The points of `cells` (ascending) whose cell's box around its points' paths passes touching(lo, hi)
+        (which returns a bool per box and something more), their start and end positions, and that more."""
+        lay = self._layout
+        live = cell_points(cells, lay["cell_ptr"], lay["cell_points"], len(lay["nodes"]))
+        q0, q1 = self._positions(live, x0, v, dt)
+        slot = np.searchsorted(cells, lay["point_cell"][live])
+        lo, hi = np.empty((len(cells), 3)), np.empty((len(cells), 3))
+        point_boxes(slot, q0, q1, lo, hi)
+        keep, more = touching(lo, hi)
+        keep = keep[slot]
+        return live[keep], q0[keep], q1[keep], more
 
     def _gather(self, x0, v, dt, frac0, frac1, margin):
         """Candidates against colliders and against other bodies, as solver rows."""
         lay = self._layout
+        s = self.settings
         rows = []
         self._collider_arrays()
-        # Early outs on boxes: render points are convex combinations of their tet's nodes, so each body's
-        # swept node box bounds its points' paths.
+        # Cells: a render point stays inside its tet (or as far outside as its negative weights allow), so the
+        # swept box of a cell's nodes, grown for those, bounds its points' paths. Early outs on the bodies'
+        # boxes around their cells' boxes; pad covers every triangle's reach (see _reach).
         x1 = x0 + dt * v
-        offs = lay["offsets"]
-        pad = self.settings.search_depth + self.settings.body_thickness + np.max(margin)
-        boxes = np.array([[np.minimum(x0[a:b].min(axis=0), x1[a:b].min(axis=0)) - pad,
-                           np.maximum(x0[a:b].max(axis=0), x1[a:b].max(axis=0)) + pad]
-                          for a, b in zip(offs[:-1], offs[1:])])
+        cells = lay["cells"]
+        clo = np.empty((len(cells), 3))
+        chi = np.empty((len(cells), 3))
+        cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
+        pad = s.body_thickness + margin + max(s.search_depth, 2.0 * s.slop)
+        below_open = self._below_open()
+        boxes = group_boxes(lay["cell_group"], clo, chi, len(self.surfaces), pad)
         hit_collider = False
         if self._collider_bvh:
             c0 = self._collider_positions(frac0)
             c1 = self._collider_positions(frac1)
-            reach = self._cthick.max()
-            clo = np.minimum(c0.min(axis=0), c1.min(axis=0)) - reach
-            chi = np.maximum(c0.max(axis=0), c1.max(axis=0)) + reach
-            hit_collider = bool(np.any(np.all(boxes[:, 0] <= chi, axis=1) & np.all(boxes[:, 1] >= clo, axis=1)))
+            cb = self._collider_bvh
+            self._refit_colliders(c0, c1, margin, below_open)
+            hit_collider = bool(np.any(np.all(boxes[:, 0] <= cb.hi[0], axis=1)
+                                       & np.all(boxes[:, 1] >= cb.lo[0], axis=1)))    # the root bounds them all
         near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
             boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
         np.fill_diagonal(near, False)
         if not hit_collider and not near.any():
             return None, rows
-        # Broad phase on the cage: a render point stays inside its tet, so the swept box of a cell's nodes (its
-        # tet) bounds its points' paths; only the points of cells that touch a collider box or a near body's box
-        # are positioned and tested.
-        cells = lay["cells"]
-        clo = np.empty((len(cells), 3))
-        chi = np.empty((len(cells), 3))
-        cell_boxes(cells, lay["cell_grow"], x0, x1, pad, clo, chi)
-        live_cell = np.zeros(len(cells), np.bool_)
+        # Broad phase on the cells: only the points of cells near a collider's or another body's triangles are
+        # positioned and tested, and of the other bodies' triangles only those near such cells are read.
         if hit_collider:
-            cb = self._collider_bvh
-            cb.refit(c0, c1, self._reach(self._cthick, np.max(margin), self._conesided))
-            boxes_touch(clo, chi, cb.left, cb.right, cb.count, cb.lo, cb.hi, live_cell)
-        pairs = near[lay["cell_group"]]                       # (cells, bodies): the cell's body is near that body
-        for k in np.flatnonzero(near.any(axis=0)):
-            live_cell |= pairs[:, k] & np.all(clo <= boxes[k, 1], axis=1) & np.all(chi >= boxes[k, 0], axis=1)
-        live = np.flatnonzero(live_cell[lay["point_cell"]])
-        if near.any():   # other bodies' triangles: every point (their BVH leaves near the asking points read them)
-            p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
-            p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v) if dt > 0.0 else p0
-            q0, q1 = p0[live], p1[live]
-        else:
-            p0 = None
-            q0 = point_positions(x0, lay["nodes"][live], lay["weights"][live], 0.0, v)
-            q1 = point_positions(x0, lay["nodes"][live], lay["weights"][live], dt, v) if dt > 0.0 else q0
-        margin = np.full(len(q0), margin)
-        hint = self._side_hint[live]
-        if hit_collider:
+            def touching(lo, hi):
+                out = np.zeros(len(lo), np.bool_)
+                boxes_touch(lo, hi, cb.left, cb.right, cb.count, cb.lo, cb.hi, out)
+                return out, None
+
+            # cells first, then the boxes of their points' paths
+            live, q0, q1, _ = self._points_near(np.flatnonzero(touching(clo, chi)[0]), x0, v, dt, touching)
             cand = self._detect(q0, q1, lay["group"][live], c0, c1, self._ctris, self._cgroup, self._cthick,
-                                self._conesided, self._collider_bvh, margin, hint, refit=False)
+                                self._conesided, cb, margin, self._side_hint[live])
             cand.point = live[cand.point]
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
@@ -258,19 +289,28 @@ class ContactStage:
             move = np.einsum("ck,ckd->cd", cand.bary, (c1 - c0)[tv])
             rows.append((cand, node, coef, move, self._cmu[cand.tri],
                          self._cindex[cand.tri], np.full(nc, -1)))
-        for bvh, sl, others in lay["bvhs"]:
-            if not near[lay["tri_group"][sl.start]].any():
+        for part, sl, j in lay["bodies"]:
+            if not near[j].any():
                 continue
-            j = lay["tri_group"][sl.start]
-            asking = live_cell & near[j, lay["cell_group"]]
+            candidates = np.flatnonzero(near[j, lay["cell_group"]])   # the cells of the bodies near body j
+            reach = self._reach(lay["reach"].setdefault(j, {}), lay["tri_thick"][sl], margin,
+                                lay["tri_onesided"][sl], below_open)
+            part.fit(clo, chi, reach.max())
+            # cells first, then the boxes of their points' paths: fewer points, and fewer triangles they reach
+            asking, _ = part.near(clo[candidates], chi[candidates], groups=False)
             if not asking.any():
                 continue
-            region = (clo[asking].min(axis=0), chi[asking].max(axis=0))   # where the asking points can be
-            mine = np.flatnonzero(near[j, lay["group"][live]])   # indices into live
-            cand = self._detect(q0[mine], q1[mine], lay["group"][live[mine]], p0, p1, lay["tris"][sl],
-                                lay["tri_group"][sl], lay["tri_thick"][sl], lay["tri_onesided"][sl], bvh,
-                                margin[mine], hint[mine], cells=(clo, chi, region))
-            cand.point = live[mine[cand.point]]
+            live, q0, q1, close = self._points_near(candidates[asking], x0, v, dt, part.near)
+            if not len(live):
+                continue
+            leaves = part.leaves(close)
+            p0, p1 = lay["p0"], lay["p1"]
+            swept_positions(part.bvh.leaf_vertices(leaves), x0, lay["nodes"], lay["weights"], dt, v, p0, p1, True)
+            part.bvh.fit_leaves(leaves, p0, p1, reach)
+            cand = self._detect(q0, q1, lay["group"][live], p0, p1, lay["tris"][sl], lay["tri_group"][sl],
+                                lay["tri_thick"][sl], lay["tri_onesided"][sl], part.bvh, margin,
+                                self._side_hint[live])
+            cand.point = live[cand.point]
             cand.tri = cand.tri + sl.start
             nc = len(cand.point)
             node = np.full((nc, STENCIL), -1, np.int64)
@@ -379,7 +419,8 @@ class ContactStage:
         # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
         # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
         # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
-        share = np.bincount(point, minlength=len(self._layout["nodes"]))[point]
+        _, at, count = np.unique(point, return_inverse=True, return_counts=True)
+        share = count[at]
         sag = self._memory.normal_force[point] / share * dt * dt / kappa
         r0 = np.maximum(gap[keep], -(slop + sag)) - np.einsum("cd,cd->c", normal, move)
         node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._memory.friction_rows(
@@ -409,60 +450,63 @@ class ContactStage:
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, work, dt, frac0, frac1)
         lay = self._layout
         mu = mu_combined = combined_friction(lay["mu"][point], mu_other)
+        # per-point sums over the points in contact only (compact ids: cp for the rows, pp for the penalty rows)
+        pen_point = penalty.point if penalty is not None else np.zeros(0, np.int64)
+        ids, inverse = np.unique(np.concatenate([point, pen_point]), return_inverse=True)
+        cp, pp = inverse[:len(point)], inverse[len(point):]
+        rows_of = np.bincount(cp, minlength=len(ids))
         allowed = gap.copy()
+        floor = np.zeros(len(point))
+        pen_t = np.zeros((len(ids), 3))   # each point's tangential penalty impulse
+        extra = None
+        held = np.zeros(len(ids), bool)
         if penalty is not None:
             # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
             # surface, where they carry its weight; pushing it out in velocity kicks the light cage nodes around
             # it through their tets (measured: 3 tets inverted in most steps of a Suzanne resting on a floor)
-            held = np.zeros(lay["num_points"], bool)
-            held[penalty.point] = True
-            allowed[held[point]] += self.settings.slop
-        vmin = np.where(allowed >= 0.0, -allowed / dt, 0.0)
-        n_points = lay["num_points"]
-        rows_of = np.bincount(point, minlength=n_points)
-        floor = np.zeros(len(point))
-        pen_t = np.zeros((n_points, 3))   # each point's tangential penalty impulse
-        extra = None
-        if penalty is not None:
+            held[pp] = True
+            allowed[held[cp]] += self.settings.slop
             # each point's penalty impulses are shared by its correction rows; points the correction no longer
             # sees (pushed clear by the penalty) are reported on their own
             nrm = ~penalty.tangent
-            per_point = np.bincount(penalty.point[nrm], weights=penalty_impulse[nrm], minlength=n_points)
-            floor = per_point[point] / rows_of[point]
+            floor = np.bincount(pp[nrm], weights=penalty_impulse[nrm], minlength=len(ids))[cp] / rows_of[cp]
             for d in range(3):
-                pen_t[:, d] = np.bincount(penalty.point[~nrm], minlength=n_points,
+                pen_t[:, d] = np.bincount(pp[~nrm], minlength=len(ids),
                                           weights=penalty_impulse[~nrm] * penalty.normal[~nrm, d])
-            alone = (rows_of[penalty.point] == 0) & (penalty_impulse != 0.0)
+            alone = (rows_of[pp] == 0) & (penalty_impulse != 0.0)
             extra = penalty, alone
             # points with friction rows had their friction in the implicit solve
-            ruled = np.zeros(n_points, bool)
-            ruled[penalty.point[~nrm]] = True
-            mu = np.where(ruled[point], 0.0, mu)
+            ruled = np.zeros(len(ids), bool)
+            ruled[pp[~nrm]] = True
+            mu = np.where(ruled[cp], 0.0, mu)
+        vmin = np.where(allowed >= 0.0, -allowed / dt, 0.0)
         lam_n = np.zeros(len(point))
         lam_t = np.zeros((len(point), 3))
         iters = solve_contacts(work, invm, node, coef, normal, vmin, mu, floor, np.ascontiguousarray(move / dt),
                                self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
-        impulse = (lam_n + floor)[:, None] * normal + lam_t + pen_t[point] / rows_of[point, None]
+        impulse = (lam_n + floor)[:, None] * normal + lam_t + pen_t[cp] / rows_of[cp, None]
         # does any point its penalty rows did not hold end the step inside (what post-stabilisation is for)?
         moved = np.einsum("cs,csd->cd", coef, work[np.maximum(node, 0)] * (node >= 0)[:, :, None]) * dt - move
         inside = gap + np.einsum("cd,cd->c", normal, moved) < -self.settings.tolerance * dt
-        if penalty is not None:
-            inside &= ~held[point]
+        inside &= ~held[cp]
         self.penetrating = bool(inside.any())
         self._memory.update(point, impulse, normal, mu_combined, node, coef, move, other, x0, work, dt, lay["nodes"],
                             lay["weights"])
         if work is not v:
             v[...] = work
-        self._side_hint[:] = 0.0
+        self._side_hint[self._hinted] = 0.0
+        self._hinted = ids
         if penalty is not None:   # a point held by its penalty rows alone keeps its side of a two-sided surface
             nrm = ~penalty.tangent
             self._side_hint[penalty.point[nrm]] = penalty.normal[nrm]
         self._side_hint[point] = normal
-        if self._initial_side.any():   # a point found near the surface on its chosen side goes on by its contacts
-            npts = len(lay["nodes"])      # (render points; edges take no initial side)
+        if self._sides_pending:   # a point found near the surface on its chosen side goes on by its contacts
+            npts = len(lay["nodes"])   # (render points; edges take no initial side)
             self._initial_side[point[(gap >= -2.0 * self.settings.slop) & (point < npts)]] = 0.0
             waiting = np.any(self._initial_side != 0.0, axis=1) & ~np.any(self._side_hint[:npts] != 0.0, axis=1)
             self._side_hint[:npts][waiting] = self._initial_side[waiting]
+            self._hinted = np.union1d(self._hinted, np.flatnonzero(waiting))
+            self._sides_pending = bool(self._initial_side.any())
         ends = contact_positions(point, node, coef, x0, work, dt, len(lay["nodes"]))
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if extra is not None and extra[1].any():
@@ -492,6 +536,8 @@ class ContactStage:
         wrong = away & ~closed[collider] & (gap < depth)
         self._initial_side[point[wrong]] = -normal[wrong]
         self._side_hint[point[wrong]] = -normal[wrong]
+        self._hinted = np.union1d(self._hinted, point[wrong])
+        self._sides_pending = bool(wrong.any())
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration

@@ -56,17 +56,34 @@ class BodySurface:
         return len(self.nodes)
 
 
+@njit(cache=True, inline="always")
+def _embed(x, nodes, weights, dt, v, i, out, row):
+    """out[row] = point i's Σ w (x_j + dt v_j)."""
+    for d in range(3):
+        out[row, d] = 0.0
+    for s in range(nodes.shape[1]):
+        j = nodes[i, s]
+        if j >= 0:
+            w = weights[i, s]
+            for d in range(3):
+                out[row, d] += w * (x[j, d] + dt * v[j, d])
+
+
 @njit(cache=True, parallel=True)
 def point_positions(x, nodes, weights, dt, v):
     """Points Σ w x_j (dt = 0) or predicted Σ w (x_j + dt v_j) for node positions x, velocities v."""
     n = nodes.shape[0]
-    out = np.zeros((n, 3))
+    out = np.empty((n, 3))
     for i in prange(n):
-        for s in range(nodes.shape[1]):
-            j = nodes[i, s]
-            if j >= 0:
-                w = weights[i, s]
-                for d in range(3):
-                    out[i, d] += w * (x[j, d] + dt * v[j, d])
+        _embed(x, nodes, weights, dt, v, i, out, i)
     return out
 
+
+@njit(cache=True, parallel=True)
+def swept_positions(ids, x, nodes, weights, dt, v, p0, p1, scatter):
+    """Points ids at the start (p0) and the end (p1) of the motion x + dt v: in rows ids of p0 and p1 (scatter;
+    repeated ids are fine) or in rows 0, 1, ... (compact)."""
+    for k in prange(ids.shape[0]):
+        row = ids[k] if scatter else np.int64(k)
+        _embed(x, nodes, weights, 0.0, v, ids[k], p0, row)
+        _embed(x, nodes, weights, dt, v, ids[k], p1, row)

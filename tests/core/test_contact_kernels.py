@@ -44,46 +44,35 @@ def test_bvh_query_finds_every_overlapping_triangle_after_refit():
         assert len(found) <= 3 * len(brute) + 20  # leaves hold a few triangles: the query stays local
 
 
-def test_refit_near_a_region_keeps_every_box_valid_and_is_exact_inside_it():
-    # Vertices moving inside cells (clusters of 10); leaves far from the region keep their cells' box.
+def test_fit_leaves_is_exact_on_its_leaves_reads_only_their_vertices_and_finds_only_their_triangles():
     rng = np.random.default_rng(7)
     centres = rng.uniform(-1, 1, (300, 1, 3))
     v0 = (centres + rng.uniform(-0.05, 0.05, (300, 10, 3))).reshape(-1, 3)
     v1 = v0 + rng.normal(0, 0.01, v0.shape)
-    vertex_cell = np.repeat(np.arange(300), 10)
     tris = np.concatenate([c * 10 + rng.integers(0, 10, (8, 3)) for c in range(300)])
     pad = rng.uniform(0, 0.02, len(tris))
-    both = np.concatenate([v0, v1])
-    cell_lo = np.array([both[np.r_[vertex_cell, vertex_cell] == c].min(axis=0) for c in range(300)])
-    cell_hi = np.array([both[np.r_[vertex_cell, vertex_cell] == c].max(axis=0) for c in range(300)])
-    region = (np.array([-0.3, -0.3, -0.3]), np.array([0.2, 0.4, 0.3]))
-    near = BVH(v0, tris, vertex_cell)
-    near.refit(v0, v1, pad, cell_lo, cell_hi, region)
     exact = BVH(v0, tris)
     exact.refit(v0, v1, pad)
-    assert np.all(near.lo <= exact.lo) and np.all(near.hi >= exact.hi)   # every box still bounds its triangles
-    # a leaf whose cells' box (grown by the largest pad) meets the region is exact, the others keep that box
-    leaves = exact.left < 0
-    meets = np.zeros(len(exact.left), bool)
-    read = np.zeros(len(v0), bool)
-    for node in np.flatnonzero(leaves):
-        verts = tris[near.order[near.start[node]:near.start[node] + near.count[node]]].ravel()
-        lo = cell_lo[vertex_cell[verts]].min(axis=0) - pad.max()
-        hi = cell_hi[vertex_cell[verts]].max(axis=0) + pad.max()
-        meets[node] = np.all(lo <= region[1]) and np.all(hi >= region[0])
-        read[verts] |= meets[node]
-        if not meets[node]:
-            assert np.allclose(near.lo[node], lo) and np.allclose(near.hi[node], hi)
-    assert np.array_equal(near.lo[meets], exact.lo[meets]) and np.array_equal(near.hi[meets], exact.hi[meets])
-    assert (leaves & ~meets).sum() > 100 and meets.sum() > 10
-    # the leaves that miss the region never read their vertices
-    garbage0, garbage1 = np.where(read[:, None], v0, np.nan), np.where(read[:, None], v1, np.nan)
-    lo, hi = near.lo.copy(), near.hi.copy()
-    near.refit(garbage0, garbage1, pad, cell_lo, cell_hi, region)
-    assert np.array_equal(near.lo, lo) and np.array_equal(near.hi, hi) and (~read).sum() > 1000
-    for _ in range(30):   # queries inside the region find what the exact tree finds
-        c = rng.uniform(region[0] + 0.05, region[1] - 0.05)
-        assert _query(near, c - 0.05, c + 0.05) >= _query(exact, c - 0.05, c + 0.05)
+    part = BVH(v0, tris)
+    part.refit(v0, v1, pad)        # then partial fits: boxes set by refit must not survive them
+    for _ in range(3):
+        leaves = rng.choice(part.leaves, 200, replace=False)
+        read = np.zeros(len(v0), bool)
+        read[part.leaf_vertices(leaves)] = True
+        assert np.array_equal(np.flatnonzero(read), np.unique(tris[np.concatenate(
+            [part.order[part.start[n]:part.start[n] + part.count[n]] for n in leaves])]))
+        garbage0, garbage1 = np.where(read[:, None], v0, np.nan), np.where(read[:, None], v1, np.nan)
+        part.fit_leaves(leaves, garbage0, garbage1, pad)
+        assert np.array_equal(part.lo[leaves], exact.lo[leaves]) and np.array_equal(part.hi[leaves], exact.hi[leaves])
+        others = np.setdiff1d(part.leaves, leaves)
+        assert np.all(part.lo[others] == np.inf) and np.all(part.hi[others] == -np.inf)
+        inner = np.flatnonzero(part.left >= 0)
+        for child in (part.left[inner], part.right[inner]):   # every node holds its children
+            assert np.all(part.lo[inner] <= part.lo[child]) and np.all(part.hi[inner] >= part.hi[child])
+        mine = set(np.concatenate([part.order[part.start[n]:part.start[n] + part.count[n]] for n in leaves]).tolist())
+        for _ in range(30):
+            c = rng.uniform(-1, 1, 3)
+            assert _query(part, c - 0.1, c + 0.1) == _query(exact, c - 0.1, c + 0.1) & mine
 
 
 def test_cell_boxes_bound_embedded_points_and_boxes_touch_matches_brute_force():
