@@ -149,16 +149,7 @@ def _exact_leaves(leaves, triangles, v0, v1, pad, start, count, order, lo, hi):
     tlo = np.empty((nt, 3))
     thi = np.empty((nt, 3))
     _tri_boxes(triangles, v0, v1, pad, tlo, thi)
-    for i in range(leaves.shape[0]):
-        node = leaves[i]
-        for k in range(3):
-            lo[node, k] = np.inf
-            hi[node, k] = -np.inf
-        for e in range(start[node], start[node] + count[node]):
-            t = order[e]
-            for k in range(3):
-                lo[node, k] = min(lo[node, k], tlo[t, k])
-                hi[node, k] = max(hi[node, k], thi[t, k])
+    _item_leaves(leaves, tlo, thi, start, count, order, lo, hi)
 
 
 @njit(cache=True)
@@ -234,6 +225,7 @@ def _leaf_vertices(leaves, triangles, start, count, order, num_vertices):
 
 @njit(cache=True)
 def _item_leaves(leaves, item_lo, item_hi, start, count, order, lo, hi):
+    """Each leaf's box: the union of its items' boxes (item_lo, item_hi)."""
     for i in range(leaves.shape[0]):
         node = leaves[i]
         for k in range(3):
