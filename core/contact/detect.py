@@ -12,6 +12,19 @@ CHUNK = 256         # points per parallel work item (buffers are allocated per c
 BARY_TOLERANCE = 0.003   # a point may project this far (in barycentric units) past a triangle edge
 
 
+@njit(cache=True, inline="always")
+def slot_for(score, used, sc):
+    """The slot a candidate of score sc (lower: more urgent) takes when the best score.shape[0] are kept and
+    `used` slots are filled: the next free one, else the one of the worst kept if sc beats it, else −1."""
+    if used < score.shape[0]:
+        return used
+    k = 0
+    for m in range(1, score.shape[0]):
+        if score[m] > score[k]:
+            k = m
+    return k if sc < score[k] else -1
+
+
 @njit(cache=True, parallel=True)
 def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
            left, right, start, count, order, lo, hi, margin, search_depth, side_hint,
@@ -129,16 +142,11 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                         same = m
                 if same >= 0:
                     continue
-                if used < K:
-                    k = used
+                k = slot_for(score, used, sc)
+                if k < 0:
+                    continue
+                if k == used:
                     used += 1
-                else:
-                    k = 0
-                    for m in range(1, K):
-                        if score[m] > score[k]:
-                            k = m
-                    if score[k] <= sc:
-                        continue
                 score[k] = sc
                 slot_tri[i, k] = t
                 slot_b[i, k, 0], slot_b[i, k, 1], slot_b[i, k, 2] = u, v, w

@@ -31,6 +31,7 @@ from ..geometry.meshinput import welded_triangles
 from ..jit import njit, prange
 from .bvh import BVH, STACK_SIZE, query_box
 from .colliders import closed_and_oriented, enclosed_volume
+from .detect import slot_for
 
 CANDIDATES = 1024   # other edges near a block of body edges (beyond: each edge queries the BVH itself)
 BLOCK = 32          # consecutive body edges tested first as one box
@@ -272,6 +273,20 @@ def _unit_normal(tris, f, v):
     return nx / n, ny / n, nz / n
 
 
+@njit(cache=True, inline="always")
+def _pair_offsets(s, t, p0, p1, ia, ib, v0, v1, ic, id_):
+    """The body edge's point at s minus the other edge's point at t at the start of the step (3 values), and
+    the change of that offset over the step (3 values)."""
+    r, q = 1.0 - s, 1.0 - t
+    ux = r * p0[ia, 0] + s * p0[ib, 0] - q * v0[ic, 0] - t * v0[id_, 0]
+    uy = r * p0[ia, 1] + s * p0[ib, 1] - q * v0[ic, 1] - t * v0[id_, 1]
+    uz = r * p0[ia, 2] + s * p0[ib, 2] - q * v0[ic, 2] - t * v0[id_, 2]
+    mx = r * p1[ia, 0] + s * p1[ib, 0] - q * v1[ic, 0] - t * v1[id_, 0] - ux
+    my = r * p1[ia, 1] + s * p1[ib, 1] - q * v1[ic, 1] - t * v1[id_, 1] - uy
+    mz = r * p1[ia, 2] + s * p1[ib, 2] - q * v1[ic, 2] - t * v1[id_, 2] - uz
+    return ux, uy, uz, mx, my, mz
+
+
 @njit(cache=True)
 def _closest_at(time, p0, p1, ia, ib, v0, v1, ic, id_):
     """Closest-point parameters (s, t) and distance of the body edge (ia, ib) and the other edge (ic, id_),
@@ -426,14 +441,8 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                     if not (len2 > 1e-24 * (ospan * ospan + 1e-300) and np.isfinite(ospan)):
                         continue   # degenerate or non-finite other edge
                     s, t = segment_closest(ax0, ay0, az0, bx0, by0, bz0, cx0, cy0, cz0, dx0, dy0, dz0)
-                    r, q = 1.0 - s, 1.0 - t
-                    ux = r * ax0 + s * bx0 - q * cx0 - t * dx0
-                    uy = r * ay0 + s * by0 - q * cy0 - t * dy0
-                    uz = r * az0 + s * bz0 - q * cz0 - t * dz0
-                    # relative displacement of the two contact points over the step
-                    mx = r * (ax1 - ax0) + s * (bx1 - bx0) - q * (v1[ic, 0] - cx0) - t * (v1[id_, 0] - dx0)
-                    my = r * (ay1 - ay0) + s * (by1 - by0) - q * (v1[ic, 1] - cy0) - t * (v1[id_, 1] - dy0)
-                    mz = r * (az1 - az0) + s * (bz1 - bz0) - q * (v1[ic, 2] - cz0) - t * (v1[id_, 2] - dz0)
+                    # offset of the two contact points at the start, and their relative displacement over the step
+                    ux, uy, uz, mx, my, mz = _pair_offsets(s, t, p0, p1, ia, ib, v0, v1, ic, id_)
                     if not np.isfinite(mx + my + mz):
                         continue
                     tau = thickness[o]
@@ -535,13 +544,7 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                                         tb = mid
                                 s, t, dm = _closest_at(tb, p0, p1, ia, ib, v0, v1, ic, id_)
                         # the row acts at the points that meet; its gaps are measured along the start normal
-                        r, q = 1.0 - s, 1.0 - t
-                        ux = r * ax0 + s * bx0 - q * cx0 - t * dx0
-                        uy = r * ay0 + s * by0 - q * cy0 - t * dy0
-                        uz = r * az0 + s * bz0 - q * cz0 - t * dz0
-                        mx = r * (ax1 - ax0) + s * (bx1 - bx0) - q * (v1[ic, 0] - cx0) - t * (v1[id_, 0] - dx0)
-                        my = r * (ay1 - ay0) + s * (by1 - by0) - q * (v1[ic, 1] - cy0) - t * (v1[id_, 1] - dy0)
-                        mz = r * (az1 - az0) + s * (bz1 - bz0) - q * (v1[ic, 2] - cz0) - t * (v1[id_, 2] - dz0)
+                        ux, uy, uz, mx, my, mz = _pair_offsets(s, t, p0, p1, ia, ib, v0, v1, ic, id_)
                         g0 = nx * ux + ny * uy + nz * uz
                         g1 = g0 + nx * mx + ny * my + nz * mz
                     if s <= 0.0 or s >= 1.0:
@@ -555,16 +558,11 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                             same = True
                     if same:
                         continue
-                    if used < K:
-                        k = used
+                    k = slot_for(score, used, sc)
+                    if k < 0:
+                        continue
+                    if k == used:
                         used += 1
-                    else:
-                        k = 0
-                        for m in range(1, K):
-                            if score[m] > score[k]:
-                                k = m
-                        if score[k] <= sc:
-                            continue
                     score[k] = sc
                     slot_other[row, k] = o
                     slot_s[row, k] = s
