@@ -8,7 +8,7 @@ from .colliders import Collider, ContactSettings
 from .detect import detect
 from .edge_rows import ColliderEdges, collider_edge_rows, contact_positions
 from .edges import unique_edges
-from .friction_memory import FrictionMemory
+from .friction_memory import NONE, FrictionMemory
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
 from .response import solve_contacts
 from .surface import BodySurface, point_positions, swept_positions
@@ -403,7 +403,7 @@ class ContactStage:
         # A point that touched last step keeps its row while its predicted gap is within the slop: a row that came
         # and went every other step (a point resting against a wall, predicted just clear of it one step and held
         # on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
-        reach = np.where(self._memory.mode[point] != 0, self.settings.margin + slop, self.settings.margin)
+        reach = np.where(self._memory.mode[point] != NONE, self.settings.margin + slop, self.settings.margin)
         keep = (k > 0.0) & (r_pred < reach)
         if not keep.any():
             return None
