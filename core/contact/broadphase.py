@@ -3,6 +3,7 @@ import numpy as np
 
 from ..jit import njit
 from .bvh import BVH, STACK_SIZE, BoxTree
+from .surface import embed
 
 
 class BodyTriangles:
@@ -114,35 +115,52 @@ def _leaves_of(groups, ptr, group_leaves, num_nodes):
 
 
 @njit(cache=True)
-def cell_points(cells, ptr, points, num_points):
-    """The points of the cells `cells` (CSR ptr, points: each cell's points), ascending."""
-    mark = np.zeros(num_points, np.bool_)
+def cell_paths(cells, ptr, points, point_cell, nodes, weights, x0, v, dt):
+    """The points of the cells `cells` (CSR ptr, points: each cell's points), ascending; their positions at the
+    start and the end of the motion x0 + dt v (q0, q1); the box of their paths per cell (lo, hi: rows as
+    `cells`, empty for a cell without points); and each point's row there (slot)."""
+    row = np.empty(ptr.shape[0] - 1, np.int64)
+    mark = np.zeros(point_cell.shape[0], np.bool_)
     n = 0
     for i in range(cells.shape[0]):
+        row[cells[i]] = i
         for e in range(ptr[cells[i]], ptr[cells[i] + 1]):
             mark[points[e]] = True
             n += 1
-    out = np.empty(n, np.int64)
+    live = np.empty(n, np.int64)
     n = 0
-    for i in range(num_points):
+    for i in range(mark.shape[0]):
         if mark[i]:
-            out[n] = i
+            live[n] = i
             n += 1
-    return out
+    q0 = np.empty((n, 3))
+    q1 = np.empty((n, 3))
+    slot = np.empty(n, np.int64)
+    lo = np.full((cells.shape[0], 3), np.inf)
+    hi = np.full((cells.shape[0], 3), -np.inf)
+    for k in range(n):
+        embed(x0, nodes, weights, 0.0, v, live[k], q0, k)
+        embed(x0, nodes, weights, dt, v, live[k], q1, k)
+        r = row[point_cell[live[k]]]
+        slot[k] = r
+        for d in range(3):
+            lo[r, d] = min(lo[r, d], q0[k, d], q1[k, d])
+            hi[r, d] = max(hi[r, d], q0[k, d], q1[k, d])
+    return live, q0, q1, lo, hi, slot
 
 
 @njit(cache=True)
-def point_boxes(slot, p0, p1, lo, hi):
-    """Boxes of points' paths p0[k] -> p1[k], point k's in row slot[k] of lo, hi (rows without points: empty)."""
-    for r in range(lo.shape[0]):
-        for d in range(3):
-            lo[r, d] = np.inf
-            hi[r, d] = -np.inf
-    for k in range(slot.shape[0]):
-        r = slot[k]
-        for d in range(3):
-            lo[r, d] = min(lo[r, d], p0[k, d], p1[k, d])
-            hi[r, d] = max(hi[r, d], p0[k, d], p1[k, d])
+def kept_points(keep, slot, live, q0, q1):
+    """The points (live, with positions q0, q1) whose row slot[k] is kept (keep: bool per row), compacted in place."""
+    n = 0
+    for k in range(live.shape[0]):
+        if keep[slot[k]]:
+            live[n] = live[k]
+            for d in range(3):
+                q0[n, d] = q0[k, d]
+                q1[n, d] = q1[k, d]
+            n += 1
+    return live[:n], q0[:n], q1[:n]
 
 
 @njit(cache=True)

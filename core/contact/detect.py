@@ -25,17 +25,46 @@ def slot_for(score, used, sc):
     return k if sc < score[k] else -1
 
 
+@njit(cache=True, inline="always")
+def triangle_normal(v, tris, t):
+    """Unit normal of triangle t (vertices v) and whether it is one: False for a degenerate (or NaN) triangle."""
+    ia, ib, ic = tris[t, 0], tris[t, 1], tris[t, 2]
+    e0x, e0y, e0z = v[ib, 0] - v[ia, 0], v[ib, 1] - v[ia, 1], v[ib, 2] - v[ia, 2]
+    e1x, e1y, e1z = v[ic, 0] - v[ia, 0], v[ic, 1] - v[ia, 1], v[ic, 2] - v[ia, 2]
+    nx = e0y * e1z - e0z * e1y
+    ny = e0z * e1x - e0x * e1z
+    nz = e0x * e1y - e0y * e1x
+    nlen = math.sqrt(nx * nx + ny * ny + nz * nz)
+    scale = e0x * e0x + e0y * e0y + e0z * e0z + e1x * e1x + e1y * e1y + e1z * e1z
+    if not nlen > 1e-12 * scale:
+        return 0.0, 0.0, 0.0, False
+    return nx / nlen, ny / nlen, nz / nlen, True
+
+
 @njit(cache=True, parallel=True)
-def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
+def triangle_normals(v, tris, out):
+    """out (T,3): the triangles' unit normals (triangle_normal), NaN for a degenerate one."""
+    for t in prange(tris.shape[0]):
+        nx, ny, nz, ok = triangle_normal(v, tris, t)
+        if not ok:
+            nx = ny = nz = np.nan
+        out[t, 0], out[t, 1], out[t, 2] = nx, ny, nz
+
+
+@njit(cache=True, parallel=True)
+def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick, tri_onesided,
            left, right, start, count, order, lo, hi, margin, search_depth, side_hint,
            slot_tri, slot_b, slot_n, slot_gap):
     """Fill up to K contact constraints per point (slot_* arrays of shape (P,K,...), slot_tri -1 when empty).
 
+    Row i of p0, p1 (start and end positions) is point ids[i] of pt_group and side_hint. tri_normal: the
+    triangles' unit normals at v0 (triangle_normals), or (0,3): computed here.
+
     For a triangle with (outward) normal n and thickness τ, the point's signed height H(t) above the
-    offset plane is linear over the step; the constraint is recorded when H(1) < τ + margin[i] and the
+    offset plane is linear over the step; the constraint is recorded when H(1) < τ + margin and the
     point, at the time it reaches the offset plane (or at the start if already inside the shell),
     projects inside the triangle. Open meshes are two-sided: the side is the one of the point's
-    previous contact normal side_hint[i] (if nonzero and the point is within search_depth of the
+    previous contact normal side_hint (if nonzero and the point is within search_depth of the
     plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through),
     else the side the point starts on; closed meshes are one-sided: a point behind its nearest triangle is inside and gets a single
     push-out constraint along that triangle's normal (unless an equally near triangle sees it in front).
@@ -51,6 +80,8 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
         for i in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
             for k in range(K):
                 slot_tri[i, k] = -1
+            pid = ids[i]
+            hx, hy, hz = side_hint[pid, 0], side_hint[pid, 1], side_hint[pid, 2]
             px0, py0, pz0 = p0[i, 0], p0[i, 1], p0[i, 2]
             px1, py1, pz1 = p1[i, 0], p1[i, 1], p1[i, 2]
             # the triangles' boxes carry the padding (thickness, margin, search depth of closed meshes)
@@ -67,24 +98,19 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
             bnx = bny = bnz = 0.0
             for j in range(nfound):
                 t = cand[j]
-                if tri_group[t] == pt_group[i]:
+                if tri_group[t] == pt_group[pid]:
+                    continue
+                if tri_normal.shape[0] > 0:
+                    nx, ny, nz = tri_normal[t, 0], tri_normal[t, 1], tri_normal[t, 2]
+                    ok = nx == nx
+                else:
+                    nx, ny, nz, ok = triangle_normal(v0, tris, t)
+                if not ok:  # degenerate (or NaN) triangle: skipped
                     continue
                 ia, ib, ic = tris[t, 0], tris[t, 1], tris[t, 2]
                 ax, ay, az = v0[ia, 0], v0[ia, 1], v0[ia, 2]
                 bx, by, bz = v0[ib, 0], v0[ib, 1], v0[ib, 2]
                 cx, cy, cz = v0[ic, 0], v0[ic, 1], v0[ic, 2]
-                e0x, e0y, e0z = bx - ax, by - ay, bz - az
-                e1x, e1y, e1z = cx - ax, cy - ay, cz - az
-                nx = e0y * e1z - e0z * e1y
-                ny = e0z * e1x - e0x * e1z
-                nz = e0x * e1y - e0y * e1x
-                nlen = math.sqrt(nx * nx + ny * ny + nz * nz)
-                scale = e0x * e0x + e0y * e0y + e0z * e0z + e1x * e1x + e1y * e1y + e1z * e1z
-                if not nlen > 1e-12 * scale:  # degenerate (or NaN) triangle: skipped
-                    continue
-                nx /= nlen
-                ny /= nlen
-                nz /= nlen
                 h0 = nx * (px0 - ax) + ny * (py0 - ay) + nz * (pz0 - az)
                 h1 = (nx * (px1 - v1[ia, 0]) + ny * (py1 - v1[ia, 1]) + nz * (pz1 - v1[ia, 2]))
                 tau = tri_thick[t]
@@ -105,9 +131,8 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                         bu, bv, bw = u, v, w
                         bnx, bny, bnz = nx, ny, nz
                     s = 1.0
-                elif (side_hint[i, 0] != 0.0 or side_hint[i, 1] != 0.0 or side_hint[i, 2] != 0.0) \
-                        and abs(h0) < search_depth + tau:
-                    s = 1.0 if side_hint[i, 0] * nx + side_hint[i, 1] * ny + side_hint[i, 2] * nz >= 0.0 else -1.0
+                elif (hx != 0.0 or hy != 0.0 or hz != 0.0) and abs(h0) < search_depth + tau:
+                    s = 1.0 if hx * nx + hy * ny + hz * nz >= 0.0 else -1.0
                 elif h0 > 0.0:
                     s = 1.0
                 elif h0 < 0.0:
@@ -116,7 +141,7 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                     s = -1.0 if h1 > 0.0 else 1.0
                 H0 = s * h0
                 H1 = s * h1
-                if (H0 < 0.0 and tri_onesided[t]) or H1 >= tau + margin[i]:
+                if (H0 < 0.0 and tri_onesided[t]) or H1 >= tau + margin:
                     continue
                 if H0 <= tau:
                     ts = 0.0
@@ -163,3 +188,55 @@ def detect(p0, p1, pt_group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
                 slot_b[i, 0, 0], slot_b[i, 0, 1], slot_b[i, 0, 2] = bu, bv, bw
                 slot_n[i, 0, 0], slot_n[i, 0, 1], slot_n[i, 0, 2] = bnx, bny, bnz
                 slot_gap[i, 0] = best_h - tri_thick[best]
+
+
+@njit(cache=True)
+def vertex_rows(ids, slot_tri, slot_b, slot_n, slot_gap, nodes, weights, tris, dv, width):
+    """The filled slots of detect as solver rows, in point then slot order: point ids[i], triangle, normal, gap,
+    the stencil (node, coef: width columns, −1 and 0 where unused) and the triangle's motion at the contact.
+
+    The stencil holds the point's nodes and weights (nodes, weights: per point id); width 16 (a body's triangle,
+    its vertices being points too) then each vertex's nodes and −b times its weights. The motion is Σ b dv over
+    the triangle's vertices (dv: their displacement over the step; no rows: zeros)."""
+    n = 0
+    for i in range(slot_tri.shape[0]):
+        for k in range(slot_tri.shape[1]):
+            if slot_tri[i, k] >= 0:
+                n += 1
+    point = np.empty(n, np.int64)
+    tri = np.empty(n, np.int64)
+    normal = np.empty((n, 3))
+    gap = np.empty(n)
+    node = np.full((n, width), -1, np.int64)
+    coef = np.zeros((n, width))
+    move = np.zeros((n, 3))
+    side = nodes.shape[1]
+    c = 0
+    for i in range(slot_tri.shape[0]):
+        for k in range(slot_tri.shape[1]):
+            t = slot_tri[i, k]
+            if t < 0:
+                continue
+            p = ids[i]
+            point[c] = p
+            tri[c] = t
+            gap[c] = slot_gap[i, k]
+            for d in range(3):
+                normal[c, d] = slot_n[i, k, d]
+            for s in range(side):
+                node[c, s] = nodes[p, s]
+                coef[c, s] = weights[p, s]
+            if width > side:
+                for m in range(3):
+                    q = tris[t, m]
+                    for s in range(side):
+                        node[c, side * (m + 1) + s] = nodes[q, s]
+                        coef[c, side * (m + 1) + s] = -(slot_b[i, k, m] * weights[q, s])
+            if dv.shape[0] > 0:
+                for d in range(3):
+                    acc = 0.0   # as np.einsum sums (from zero: −0.0 terms sum to +0.0)
+                    for m in range(3):
+                        acc += slot_b[i, k, m] * dv[tris[t, m], d]
+                    move[c, d] = acc
+            c += 1
+    return point, tri, normal, gap, node, coef, move

@@ -14,6 +14,7 @@ shell (her centre of mass 1.7 cm past the edge itself) instead of sliding off it
 """
 import numpy as np
 
+from ..jit import njit
 from .bvh import boxes_touch, cell_boxes
 from .edges import EdgeBVH, edge_contacts, edge_stencil, feature_edges
 from .surface import point_positions
@@ -71,21 +72,17 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     # large plane's four rim edges share one box covering it all); then, a render edge lying in the box of its two
     # points' cells (their tets' swept boxes), the edges' distinct cell pairs (found once per layout) against the
     # feature edges' BVH.
-    x1 = x0 + dt * v
-    lo, hi = np.minimum(x0.min(axis=0), x1.min(axis=0)), np.maximum(x0.max(axis=0), x1.max(axis=0))
-    grow = lay["cell_grow"].max() * (hi - lo)
-    ends = np.concatenate([c0[cedges.edges], c1[cedges.edges]], axis=1)   # (F,4,3)
-    pad = (cedges.thickness + margin + search_depth)[:, None]
-    if not np.any(np.all(ends.min(axis=1) - pad <= hi + grow, axis=1) & np.all(ends.max(axis=1) + pad >= lo - grow,
-                                                                              axis=1)):
+    pad = cedges.thickness + margin + search_depth
+    if not _any_edge_near_nodes(x0, v, dt, lay["cell_grow"], cedges.edges, c0, c1, pad):
         return []
     if "edge_cell_pairs" not in lay:
         pairs, index = np.unique(lay["point_cell"][edges], axis=0, return_inverse=True)
         lay["edge_cell_pairs"], lay["edge_pair"] = pairs.reshape(-1, 2), index.ravel()
     pairs = lay["edge_cell_pairs"]
     cells = lay["cells"]
-    cedges.bvh.refit(c0, c1, cedges.thickness + margin + search_depth)
+    cedges.bvh.refit(c0, c1, pad)
     b = cedges.bvh.bvh
+    x1 = x0 + dt * v
     clo, chi = np.empty((len(cells), 3)), np.empty((len(cells), 3))
     cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
     near = np.zeros(len(pairs), np.bool_)
@@ -119,6 +116,32 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     move = (1.0 - t)[:, None] * (c1 - c0)[ab[:, 0]] + t[:, None] * (c1 - c0)[ab[:, 1]]
     rows = EdgeRowSet(len(nodes) + ec.edge[keep], np.ascontiguousarray(ec.normal[keep]), ec.gap[keep])
     return [(rows, node, coef, move, np.zeros(n), collider[keep], np.full(n, -1, np.int64))]
+
+
+@njit(cache=True)
+def _any_edge_near_nodes(x0, v, dt, cell_grow, edges, c0, c1, pad):
+    """Whether the box of an edge (vertices c0 -> c1, grown by pad per edge) meets the box of every node's motion
+    x0 -> x0 + dt v grown by the largest cell_grow times its size (NaN coordinates: no)."""
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for j in range(x0.shape[0]):
+        for d in range(3):
+            a = x0[j, d]
+            b = a + dt * v[j, d]
+            if a != a or b != b:
+                return False
+            lo[d] = min(lo[d], a, b)
+            hi[d] = max(hi[d], a, b)
+    grow = cell_grow.max() * (hi - lo)
+    for f in range(edges.shape[0]):
+        near = True
+        for d in range(3):
+            elo = min(c0[edges[f, 0], d], c0[edges[f, 1], d], c1[edges[f, 0], d], c1[edges[f, 1], d])
+            ehi = max(c0[edges[f, 0], d], c0[edges[f, 1], d], c1[edges[f, 0], d], c1[edges[f, 1], d])
+            near = near and elo - pad[f] <= hi[d] + grow[d] and ehi + pad[f] >= lo[d] - grow[d]
+        if near:
+            return True
+    return False
 
 
 def _held_on_one_plane(points, collider, vertex_rows):

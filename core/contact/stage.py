@@ -2,11 +2,11 @@
 import numpy as np
 
 from ..errors import InvalidInputError
-from .broadphase import BodyTriangles, cell_points, group_boxes, point_boxes
+from .broadphase import BodyTriangles, cell_paths, group_boxes, kept_points
 from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
-from .detect import detect
-from .edge_rows import ColliderEdges, collider_edge_rows, contact_positions
+from .detect import detect, triangle_normals, vertex_rows
+from .edge_rows import EDGE_STENCIL, ColliderEdges, collider_edge_rows, contact_positions
 from .edges import unique_edges
 from .friction_memory import NONE, FrictionMemory
 from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
@@ -44,15 +44,10 @@ class Contacts:
 
 
 class _Candidates:
-    """Compacted detector output for one triangle set: point id, triangle id, barycentric, normal, gap."""
+    """Detected contacts against one triangle set: point id, triangle id, normal, gap."""
 
-    def __init__(self, slot_tri, slot_b, slot_n, slot_gap):
-        pi, k = np.nonzero(slot_tri >= 0)
-        self.point = pi
-        self.tri = slot_tri[pi, k]
-        self.bary = slot_b[pi, k]
-        self.normal = slot_n[pi, k]
-        self.gap = slot_gap[pi, k]
+    def __init__(self, point, tri, normal, gap):
+        self.point, self.tri, self.normal, self.gap = point, tri, normal, gap
 
 
 class ContactStage:
@@ -173,17 +168,32 @@ class ContactStage:
             self._cgroup = np.full(len(self._ctris), -1, np.int64)
             self._collider_reach = {}
             self._collider_fit = None     # the positions and pads the collider BVH was last refit for
+            self._cnormal = np.empty((len(self._ctris), 3))
+            self._cpos, self._cpos_ends = {}, []
             self._collider_bvh = BVH(np.concatenate([c.start for c in live]), self._ctris)
 
     def _collider_positions(self, frac):
-        return np.ascontiguousarray(np.concatenate([(1.0 - frac) * c.start + frac * c.end for c in self._live]))
+        """The live colliders' vertices at `frac` of their motion (not to be written to: kept while the colliders'
+        start and end arrays are the same objects; move_collider and finish_step replace them)."""
+        ends = [(c.start, c.end) for c in self._live]
+        if any(a is not b for pair, known in zip(ends, self._cpos_ends) for a, b in zip(pair, known)):
+            self._cpos.clear()
+        self._cpos_ends = ends
+        if frac not in self._cpos:
+            self._cpos[frac] = np.ascontiguousarray(np.concatenate([(1.0 - frac) * a + frac * b for a, b in ends]))
+        return self._cpos[frac]
 
     def _refit_colliders(self, c0, c1, margin, below_open):
-        """Refit the colliders' BVH for their motion c0 -> c1, unless it was last refit for the same."""
+        """Refit the colliders' BVH and their triangles' normals for their motion c0 -> c1, unless it was last
+        refit for the same."""
         pad = self._reach(self._collider_reach, self._cthick, margin, self._conesided, below_open)
         last = self._collider_fit
-        if last is None or last[2] is not pad or not (np.array_equal(last[0], c0) and np.array_equal(last[1], c1)):
+        moved0 = last is None or not (last[0] is c0 or np.array_equal(last[0], c0))
+        moved1 = last is None or not (last[1] is c1 or np.array_equal(last[1], c1))
+        if moved0 or moved1 or last[2] is not pad:
             self._collider_bvh.refit(c0, c1, pad)
+            if moved0:
+                triangle_normals(c0, self._ctris, self._cnormal)
             self._collider_fit = (c0, c1, pad)
 
     # -- detection ----------------------------------------------------------------------------------
@@ -204,38 +214,35 @@ class ContactStage:
             cache[key] = tri_thick + margin + np.where(tri_onesided, s.search_depth, below_open)
         return cache[key]
 
-    def _detect(self, p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided, bvh, margin, hint):
+    def _detect(self, points, q0, q1, v0, v1, tris, normals, tri_group, tri_thick, tri_onesided, bvh, margin, dv,
+                width):
+        """Contacts of the points `points` (moving q0 -> q1) with the triangles tris (vertices v0 -> v1, moving by
+        dv; (0,3): a body's, no motion counted; normals: see detect) as row fields: _Candidates, node, coef (width
+        wide), move."""
         s = self.settings
-        npts = len(p0)
+        lay = self._layout
+        npts = len(points)
         K = s.max_contacts_per_point
         slot_tri = np.empty((npts, K), np.int64)
         slot_b = np.empty((npts, K, 3))
         slot_n = np.empty((npts, K, 3))
         slot_gap = np.empty((npts, K))
-        detect(p0, p1, group, v0, v1, tris, tri_group, tri_thick, tri_onesided,
+        detect(q0, q1, points, lay["group"], v0, v1, tris, normals, tri_group, tri_thick, tri_onesided,
                bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
-               np.full(npts, margin), s.search_depth, hint, slot_tri, slot_b, slot_n, slot_gap)
-        return _Candidates(slot_tri, slot_b, slot_n, slot_gap)
-
-    def _positions(self, points, x0, v, dt):
-        """Points `points` at the start and the end of the motion x0 + dt v, (n,3) each."""
-        lay = self._layout
-        q0, q1 = np.empty((len(points), 3)), np.empty((len(points), 3))
-        swept_positions(points, x0, lay["nodes"], lay["weights"], dt, v, q0, q1, False)
-        return q0, q1
+               margin, s.search_depth, self._side_hint, slot_tri, slot_b, slot_n, slot_gap)
+        point, tri, normal, gap, node, coef, move = vertex_rows(points, slot_tri, slot_b, slot_n, slot_gap,
+                                                                lay["nodes"], lay["weights"], tris, dv, width)
+        return _Candidates(point, tri, normal, gap), node, coef, move
 
     def _points_near(self, cells, x0, v, dt, touching):
         """The points of `cells` (ascending) whose cell's box around its points' paths passes touching(lo, hi)
         (which returns a bool per box and something more), their start and end positions, and that more."""
         lay = self._layout
-        live = cell_points(cells, lay["cell_ptr"], lay["cell_points"], len(lay["nodes"]))
-        q0, q1 = self._positions(live, x0, v, dt)
-        slot = np.searchsorted(cells, lay["point_cell"][live])
-        lo, hi = np.empty((len(cells), 3)), np.empty((len(cells), 3))
-        point_boxes(slot, q0, q1, lo, hi)
+        live, q0, q1, lo, hi, slot = cell_paths(cells, lay["cell_ptr"], lay["cell_points"], lay["point_cell"],
+                                                lay["nodes"], lay["weights"], x0, v, dt)
         keep, more = touching(lo, hi)
-        keep = keep[slot]
-        return live[keep], q0[keep], q1[keep], more
+        live, q0, q1 = kept_points(keep, slot, live, q0, q1)
+        return live, q0, q1, more
 
     def _gather(self, x0, v, dt, frac0, frac1, margin):
         """Candidates against colliders and against other bodies, as solver rows."""
@@ -277,18 +284,10 @@ class ContactStage:
 
             # cells first, then the boxes of their points' paths
             live, q0, q1, _ = self._points_near(np.flatnonzero(touching(clo, chi)[0]), x0, v, dt, touching)
-            cand = self._detect(q0, q1, lay["group"][live], c0, c1, self._ctris, self._cgroup, self._cthick,
-                                self._conesided, cb, margin, self._side_hint[live])
-            cand.point = live[cand.point]
-            nc = len(cand.point)
-            node = np.full((nc, STENCIL), -1, np.int64)
-            coef = np.zeros((nc, STENCIL))
-            node[:, :4] = lay["nodes"][cand.point]
-            coef[:, :4] = lay["weights"][cand.point]
-            tv = self._ctris[cand.tri]
-            move = np.einsum("ck,ckd->cd", cand.bary, (c1 - c0)[tv])
-            rows.append((cand, node, coef, move, self._cmu[cand.tri],
-                         self._cindex[cand.tri], np.full(nc, -1)))
+            cand, node, coef, move = self._detect(live, q0, q1, c0, c1, self._ctris, self._cnormal, self._cgroup,
+                                                  self._cthick, self._conesided, cb, margin, c1 - c0, 4)
+            rows.append((cand, node, coef, move, self._cmu[cand.tri], self._cindex[cand.tri],
+                         np.full(len(cand.point), -1)))
         for part, sl, j in lay["bodies"]:
             if not near[j].any():
                 continue
@@ -305,23 +304,15 @@ class ContactStage:
                 continue
             leaves = part.leaves(close)
             p0, p1 = lay["p0"], lay["p1"]
-            swept_positions(part.bvh.leaf_vertices(leaves), x0, lay["nodes"], lay["weights"], dt, v, p0, p1, True)
+            swept_positions(part.bvh.leaf_vertices(leaves), x0, lay["nodes"], lay["weights"], dt, v, p0, p1)
             part.bvh.fit_leaves(leaves, p0, p1, reach)
-            cand = self._detect(q0, q1, lay["group"][live], p0, p1, lay["tris"][sl], lay["tri_group"][sl],
-                                lay["tri_thick"][sl], lay["tri_onesided"][sl], part.bvh, margin,
-                                self._side_hint[live])
-            cand.point = live[cand.point]
-            cand.tri = cand.tri + sl.start
-            nc = len(cand.point)
-            node = np.full((nc, STENCIL), -1, np.int64)
-            coef = np.zeros((nc, STENCIL))
-            node[:, :4] = lay["nodes"][cand.point]
-            coef[:, :4] = lay["weights"][cand.point]
-            tp = lay["tris"][cand.tri]
-            node[:, 4:] = lay["nodes"][tp].reshape(nc, 12)
-            coef[:, 4:] = -(cand.bary[:, :, None] * lay["weights"][tp]).reshape(nc, 12)
-            rows.append((cand, node, coef, np.zeros((nc, 3)), lay["tri_mu"][cand.tri],
-                         np.full(nc, -1), lay["tri_group"][cand.tri]))
+            cand, node, coef, move = self._detect(live, q0, q1, p0, p1, lay["tris"][sl], np.zeros((0, 3)),
+                                                  lay["tri_group"][sl],
+                                                  lay["tri_thick"][sl], lay["tri_onesided"][sl], part.bvh, margin,
+                                                  np.zeros((0, 3)), STENCIL)
+            cand.tri += sl.start
+            rows.append((cand, node, coef, move, lay["tri_mu"][cand.tri], np.full(len(cand.point), -1),
+                         lay["tri_group"][cand.tri]))
         return None, rows
 
     def _edge_rows(self, x0, v, dt, frac0, frac1, margin, rows):
@@ -336,25 +327,32 @@ class ContactStage:
         return collider_edge_rows(lay, x0, v, dt, self._collider_positions(frac0), self._collider_positions(frac1),
                                   self._ctris, self._collider_edges, margin, self.settings.search_depth,
                                   self._side_hint[len(lay["nodes"]):], rows, self.settings.max_contacts_per_point,
-                                  STENCIL)
+                                  EDGE_STENCIL)
 
     @staticmethod
-    def _concat(rows):
-        if not rows:
-            e3, ei = np.zeros((0, 3)), np.zeros(0, np.int64)
-            return ei, e3, np.zeros(0), np.zeros((0, STENCIL), np.int64), np.zeros((0, STENCIL)), e3, \
-                np.zeros(0), ei, ei
-        cand = [r[0] for r in rows]
-        point = np.concatenate([c.point for c in cand])
-        normal = np.concatenate([c.normal for c in cand]).reshape(-1, 3)
-        gap = np.concatenate([c.gap for c in cand])
-        node = np.ascontiguousarray(np.concatenate([r[1] for r in rows]))
-        coef = np.ascontiguousarray(np.concatenate([r[2] for r in rows]))
-        move = np.concatenate([r[3] for r in rows]).reshape(-1, 3)
-        mu_other = np.concatenate([r[4] for r in rows])
-        collider = np.concatenate([r[5] for r in rows]).astype(np.int64)
-        other = np.concatenate([r[6] for r in rows]).astype(np.int64)
-        return point, np.ascontiguousarray(normal), gap, node, coef, move, mu_other, collider, other
+    def _concat(rows, width=STENCIL):
+        """The row sets `rows` as one: point, normal, gap, node, coef (width wide: the sets' stencils padded with
+        −1 and 0), move, mu_other, collider, other."""
+        rows = [r for r in rows if len(r[0].point)]
+        if len(rows) == 1 and rows[0][1].shape[1] == width:   # one set, built in these types: as it is
+            cand, node, coef, move, mu_other, collider, other = rows[0]
+            return cand.point, cand.normal, cand.gap, node, coef, move, mu_other, collider, other
+        n = sum(len(r[0].point) for r in rows)
+        node = np.full((n, width), -1, np.int64)
+        coef = np.zeros((n, width))
+        at = 0
+        for r in rows:
+            end = at + len(r[0].point)
+            node[at:end, :r[1].shape[1]] = r[1]
+            coef[at:end, :r[2].shape[1]] = r[2]
+            at = end
+        fields = [np.concatenate([np.zeros(0, np.int64)] + [r[0].point for r in rows]),
+                  np.concatenate([np.zeros((0, 3))] + [r[0].normal for r in rows]),
+                  np.concatenate([np.zeros(0)] + [r[0].gap for r in rows])]
+        fields += [node, coef, np.concatenate([np.zeros((0, 3))] + [r[3] for r in rows])]
+        fields += [np.concatenate([np.zeros(0)] + [r[4] for r in rows])]
+        fields += [np.concatenate([np.zeros(0, np.int64)] + [r[k] for r in rows]).astype(np.int64) for k in (5, 6)]
+        return tuple(fields)
 
     def _prepare(self, x, node_counts):
         node_counts = tuple(int(n) for n in node_counts)
@@ -368,15 +366,11 @@ class ContactStage:
 
     # -- solves -------------------------------------------------------------------------------------
     def _rows(self, x0, v, dt, frac0, frac1):
-        """The contact rows of the motion x0 + dt v (see _gather), stencils trimmed to 4 nodes when no row
-        is body–body."""
+        """The contact rows of the motion x0 + dt v (see _gather), stencils as wide as the widest row needs."""
         p0, rows = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
         rows += self._edge_rows(x0, v, dt, frac0, frac1, self.settings.margin, rows)
-        point, normal, gap, node, coef, move, mu_other, collider, other = self._concat(rows)
-        if np.all(other < 0):  # colliders only: the triangle side of the stencil is empty (an edge row's is 8 wide)
-            width = 8 if np.any(point >= len(self._layout["nodes"])) else 4
-            node, coef = np.ascontiguousarray(node[:, :width]), np.ascontiguousarray(coef[:, :width])
-        return point, normal, gap, node, coef, move, mu_other, collider, other
+        # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
+        return self._concat(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 
     def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0):
         """The contacts the motion x0 + dt v (all bodies' nodes; v a velocity guess) would violate, as a

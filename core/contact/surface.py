@@ -57,7 +57,7 @@ class BodySurface:
 
 
 @njit(cache=True, inline="always")
-def _embed(x, nodes, weights, dt, v, i, out, row):
+def embed(x, nodes, weights, dt, v, i, out, row):
     """out[row] = point i's Σ w (x_j + dt v_j)."""
     for d in range(3):
         out[row, d] = 0.0
@@ -75,15 +75,14 @@ def point_positions(x, nodes, weights, dt, v):
     n = nodes.shape[0]
     out = np.empty((n, 3))
     for i in prange(n):
-        _embed(x, nodes, weights, dt, v, i, out, i)
+        embed(x, nodes, weights, dt, v, i, out, i)
     return out
 
 
 @njit(cache=True, parallel=True)
-def swept_positions(ids, x, nodes, weights, dt, v, p0, p1, scatter):
-    """Points ids at the start (p0) and the end (p1) of the motion x + dt v: in rows ids of p0 and p1 (scatter;
-    repeated ids are fine) or in rows 0, 1, ... (compact)."""
+def swept_positions(ids, x, nodes, weights, dt, v, p0, p1):
+    """Points ids at the start (p0) and the end (p1) of the motion x + dt v, in rows ids of p0 and p1 (repeated
+    ids are fine)."""
     for k in prange(ids.shape[0]):
-        row = ids[k] if scatter else np.int64(k)
-        _embed(x, nodes, weights, 0.0, v, ids[k], p0, row)
-        _embed(x, nodes, weights, dt, v, ids[k], p1, row)
+        embed(x, nodes, weights, 0.0, v, ids[k], p0, ids[k])
+        embed(x, nodes, weights, dt, v, ids[k], p1, ids[k])
