@@ -1,9 +1,9 @@
 """Broad phase on the cage cells: which cells, then which of their points, come near a body's triangles; which leaves they reach."""
 import numpy as np
 
-from ..jit import njit
+from ..jit import njit, prange
 from .bvh import BVH, STACK_SIZE, BoxTree
-from .surface import embed
+from .surface import embed_swept
 
 
 class BodyTriangles:
@@ -114,13 +114,13 @@ def _leaves_of(groups, ptr, group_leaves, num_nodes):
     return out[:n].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def cell_paths(cells, ptr, points, point_cell, nodes, weights, x0, v, dt):
     """The points of the cells `cells` (CSR ptr, points: each cell's points), ascending; their positions at the
     start and the end of the motion x0 + dt v (q0, q1); the box of their paths per cell (lo, hi: rows as
     `cells`, empty for a cell without points); and each point's row there (slot)."""
     row = np.empty(ptr.shape[0] - 1, np.int64)
-    mark = np.zeros(point_cell.shape[0], np.bool_)
+    mark = np.zeros((point_cell.shape[0] + 7) // 8 * 8, np.bool_)
     n = 0
     for i in range(cells.shape[0]):
         row[cells[i]] = i
@@ -129,18 +129,21 @@ def cell_paths(cells, ptr, points, point_cell, nodes, weights, x0, v, dt):
             n += 1
     live = np.empty(n, np.int64)
     n = 0
-    for i in range(mark.shape[0]):
-        if mark[i]:
-            live[n] = i
-            n += 1
+    words = mark.view(np.uint64)   # 8 points at a time: most are not marked
+    for w in range(words.shape[0]):
+        if words[w] != 0:
+            for i in range(8 * w, 8 * w + 8):
+                if mark[i]:
+                    live[n] = i
+                    n += 1
     q0 = np.empty((n, 3))
     q1 = np.empty((n, 3))
+    for k in prange(n):
+        embed_swept(x0, nodes, weights, dt, v, live[k], q0, q1, k)
     slot = np.empty(n, np.int64)
     lo = np.full((cells.shape[0], 3), np.inf)
     hi = np.full((cells.shape[0], 3), -np.inf)
     for k in range(n):
-        embed(x0, nodes, weights, 0.0, v, live[k], q0, k)
-        embed(x0, nodes, weights, dt, v, live[k], q1, k)
         r = row[point_cell[live[k]]]
         slot[k] = r
         for d in range(3):

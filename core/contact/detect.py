@@ -201,8 +201,7 @@ def vertex_rows(ids, slot_tri, slot_b, slot_n, slot_gap, nodes, weights, tris, d
     n = 0
     for i in range(slot_tri.shape[0]):
         for k in range(slot_tri.shape[1]):
-            if slot_tri[i, k] >= 0:
-                n += 1
+            n += slot_tri[i, k] >= 0
     point = np.empty(n, np.int64)
     tri = np.empty(n, np.int64)
     normal = np.empty((n, 3))

@@ -214,11 +214,11 @@ class ContactStage:
             cache[key] = tri_thick + margin + np.where(tri_onesided, s.search_depth, below_open)
         return cache[key]
 
-    def _detect(self, points, q0, q1, v0, v1, tris, normals, tri_group, tri_thick, tri_onesided, bvh, margin, dv,
-                width):
-        """Contacts of the points `points` (moving q0 -> q1) with the triangles tris (vertices v0 -> v1, moving by
-        dv; (0,3): a body's, no motion counted; normals: see detect) as row fields: _Candidates, node, coef (width
-        wide), move."""
+    def _detect(self, near, v0, v1, tris, normals, tri_group, tri_thick, tri_onesided, bvh, margin, dv, width):
+        """Contacts of the points `near` (_points_near's ids, q0, q1) with the triangles tris (vertices v0 -> v1,
+        moving by dv; (0,3): a body's, no motion counted; normals: see detect) as row fields: _Candidates, node,
+        coef (width wide), move."""
+        points, q0, q1 = near
         s = self.settings
         lay = self._layout
         npts = len(points)
@@ -236,13 +236,12 @@ class ContactStage:
 
     def _points_near(self, cells, x0, v, dt, touching):
         """The points of `cells` (ascending) whose cell's box around its points' paths passes touching(lo, hi)
-        (which returns a bool per box and something more), their start and end positions, and that more."""
+        (which returns a bool per box and something more) as (ids, start and end positions), and that more."""
         lay = self._layout
         live, q0, q1, lo, hi, slot = cell_paths(cells, lay["cell_ptr"], lay["cell_points"], lay["point_cell"],
                                                 lay["nodes"], lay["weights"], x0, v, dt)
         keep, more = touching(lo, hi)
-        live, q0, q1 = kept_points(keep, slot, live, q0, q1)
-        return live, q0, q1, more
+        return kept_points(keep, slot, live, q0, q1), more
 
     def _gather(self, x0, v, dt, frac0, frac1, margin):
         """Candidates against colliders and against other bodies, as solver rows."""
@@ -283,8 +282,8 @@ class ContactStage:
                 return out, None
 
             # cells first, then the boxes of their points' paths
-            live, q0, q1, _ = self._points_near(np.flatnonzero(touching(clo, chi)[0]), x0, v, dt, touching)
-            cand, node, coef, move = self._detect(live, q0, q1, c0, c1, self._ctris, self._cnormal, self._cgroup,
+            near_points, _ = self._points_near(np.flatnonzero(touching(clo, chi)[0]), x0, v, dt, touching)
+            cand, node, coef, move = self._detect(near_points, c0, c1, self._ctris, self._cnormal, self._cgroup,
                                                   self._cthick, self._conesided, cb, margin, c1 - c0, 4)
             rows.append((cand, node, coef, move, self._cmu[cand.tri], self._cindex[cand.tri],
                          np.full(len(cand.point), -1)))
@@ -299,17 +298,16 @@ class ContactStage:
             asking, _ = part.near(clo[candidates], chi[candidates], groups=False)
             if not asking.any():
                 continue
-            live, q0, q1, close = self._points_near(candidates[asking], x0, v, dt, part.near)
-            if not len(live):
+            near_points, close = self._points_near(candidates[asking], x0, v, dt, part.near)
+            if not len(near_points[0]):
                 continue
             leaves = part.leaves(close)
             p0, p1 = lay["p0"], lay["p1"]
             swept_positions(part.bvh.leaf_vertices(leaves), x0, lay["nodes"], lay["weights"], dt, v, p0, p1)
             part.bvh.fit_leaves(leaves, p0, p1, reach)
-            cand, node, coef, move = self._detect(live, q0, q1, p0, p1, lay["tris"][sl], np.zeros((0, 3)),
-                                                  lay["tri_group"][sl],
-                                                  lay["tri_thick"][sl], lay["tri_onesided"][sl], part.bvh, margin,
-                                                  np.zeros((0, 3)), STENCIL)
+            cand, node, coef, move = self._detect(near_points, p0, p1, lay["tris"][sl], np.zeros((0, 3)),
+                                                  lay["tri_group"][sl], lay["tri_thick"][sl], lay["tri_onesided"][sl],
+                                                  part.bvh, margin, np.zeros((0, 3)), STENCIL)
             cand.tri += sl.start
             rows.append((cand, node, coef, move, lay["tri_mu"][cand.tri], np.full(len(cand.point), -1),
                          lay["tri_group"][cand.tri]))

@@ -59,14 +59,33 @@ class BodySurface:
 @njit(cache=True, inline="always")
 def embed(x, nodes, weights, dt, v, i, out, row):
     """out[row] = point i's Σ w (x_j + dt v_j)."""
-    for d in range(3):
-        out[row, d] = 0.0
+    a0 = a1 = a2 = 0.0
     for s in range(nodes.shape[1]):
         j = nodes[i, s]
         if j >= 0:
             w = weights[i, s]
-            for d in range(3):
-                out[row, d] += w * (x[j, d] + dt * v[j, d])
+            a0 += w * (x[j, 0] + dt * v[j, 0])
+            a1 += w * (x[j, 1] + dt * v[j, 1])
+            a2 += w * (x[j, 2] + dt * v[j, 2])
+    out[row, 0], out[row, 1], out[row, 2] = a0, a1, a2
+
+
+@njit(cache=True, inline="always")
+def embed_swept(x, nodes, weights, dt, v, i, p0, p1, row):
+    """p0[row], p1[row] = point i at the start and the end of the motion x + dt v (as embed with 0 and dt)."""
+    a0 = a1 = a2 = b0 = b1 = b2 = 0.0
+    for s in range(nodes.shape[1]):
+        j = nodes[i, s]
+        if j >= 0:
+            w = weights[i, s]
+            a0 += w * (x[j, 0] + 0.0 * v[j, 0])
+            a1 += w * (x[j, 1] + 0.0 * v[j, 1])
+            a2 += w * (x[j, 2] + 0.0 * v[j, 2])
+            b0 += w * (x[j, 0] + dt * v[j, 0])
+            b1 += w * (x[j, 1] + dt * v[j, 1])
+            b2 += w * (x[j, 2] + dt * v[j, 2])
+    p0[row, 0], p0[row, 1], p0[row, 2] = a0, a1, a2
+    p1[row, 0], p1[row, 1], p1[row, 2] = b0, b1, b2
 
 
 @njit(cache=True, parallel=True)
@@ -84,5 +103,4 @@ def swept_positions(ids, x, nodes, weights, dt, v, p0, p1):
     """Points ids at the start (p0) and the end (p1) of the motion x + dt v, in rows ids of p0 and p1 (repeated
     ids are fine)."""
     for k in prange(ids.shape[0]):
-        embed(x, nodes, weights, 0.0, v, ids[k], p0, ids[k])
-        embed(x, nodes, weights, dt, v, ids[k], p1, ids[k])
+        embed_swept(x, nodes, weights, dt, v, ids[k], p0, p1, ids[k])
