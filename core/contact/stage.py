@@ -424,9 +424,19 @@ class ContactStage:
         sag = self._memory.normal_force[point] / share * dt * dt / kappa
         r0 = np.maximum(gap[keep], -(slop + sag)) - np.einsum("cd,cd->c", normal, move)
         node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._memory.friction_rows(
-            x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu)
+            x0, v, self._mass_shares(point, inv_mass), dt, node, coef, normal, r0, kappa, point, collider, other, move, mu)
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
                               r0, kappa, point, collider, other, tangent, const, len(x0))
+
+    def _mass_shares(self, point, inv_mass):
+        """Per row: its body's mass (pinned nodes left out) over the number of its body's points in `point`."""
+        lay = self._layout
+        mass = np.divide(1.0, inv_mass, out=np.zeros(len(inv_mass)), where=inv_mass > 0.0)
+        body_mass = np.add.reduceat(mass, lay["offsets"][:-1])
+        group = lay["group"][point]
+        first = np.unique(point, return_index=True)[1]
+        points_of = np.bincount(group[first], minlength=len(body_mass))
+        return body_mass[group] / points_of[group]
 
     def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, penalty=None, penalty_impulse=None):
         """Correct the node velocities v (N,3, in place) so that no render point ends the step
