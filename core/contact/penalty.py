@@ -10,6 +10,63 @@ NODE_STIFFNESS = 400.0   # cap on all rows' share of a node's diagonal block, in
 
 
 @njit(cache=True)
+def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, touched, normal_force, group, body_mass, dt,
+                   slop, margin, count):
+    """Which candidate rows of a motion x0 + dt v enter the implicit solve, with their κ, r0 and mass share.
+
+    A row is kept if its predicted value r0 + dt n·J v is below `margin` (`margin + slop` for a point that
+    `touched` last step). Its κ is STIFFNESS over its effective mass Σ coef² / m, scaled down where rows share
+    nodes so no node's diagonal block grows by more than NODE_STIFFNESS times its mass. Its r0, the value at
+    the step's start, is floored at −(slop + sag), the sag f dt²/κ at which the point's rows carried its last
+    normal force. Its mass share: its body's mass (body_mass per group) over its body's points in contact.
+    `count` (≥ number of points, zeros) is scratch, left zeroed. Returns keep, kappa, r0, share."""
+    nc, S = node.shape
+    keep = np.zeros(nc, np.bool_)
+    kappa = np.zeros(nc)
+    r0 = np.zeros(nc)
+    share = np.zeros(nc)
+    load = np.zeros(inv_mass.shape[0])
+    points_of = np.zeros(body_mass.shape[0])
+    for c in range(nc):
+        k = 0.0
+        u = 0.0
+        for s in range(S):
+            j = node[c, s]
+            if j >= 0:
+                k += coef[c, s] * coef[c, s] * inv_mass[j]
+                u += coef[c, s] * (v[j, 0] * normal[c, 0] + v[j, 1] * normal[c, 1] + v[j, 2] * normal[c, 2])
+        shift = normal[c, 0] * move[c, 0] + normal[c, 1] * move[c, 1] + normal[c, 2] * move[c, 2]
+        reach = margin + slop if touched[point[c]] else margin
+        if k > 0.0 and max(gap[c], -slop) - shift + dt * u < reach:
+            keep[c] = True
+            kappa[c] = STIFFNESS / k
+            for s in range(S):
+                j = node[c, s]
+                if j >= 0:
+                    load[j] += kappa[c] * coef[c, s] * coef[c, s]
+            if count[point[c]] == 0:
+                points_of[group[point[c]]] += 1.0
+            count[point[c]] += 1
+    for c in range(nc):
+        if not keep[c]:
+            continue
+        scale = 1.0
+        for s in range(S):
+            j = node[c, s]
+            if j >= 0 and load[j] > 0.0 and inv_mass[j] > 0.0:
+                scale = min(scale, NODE_STIFFNESS / (inv_mass[j] * load[j]))
+        kappa[c] *= scale
+        p = point[c]
+        sag = normal_force[p] / count[p] * dt * dt / kappa[c]
+        r0[c] = max(gap[c], -(slop + sag)) - (normal[c, 0] * move[c, 0] + normal[c, 1] * move[c, 1]
+                                              + normal[c, 2] * move[c, 2])
+        share[c] = body_mass[group[p]] / points_of[group[p]]
+    for c in range(nc):
+        count[point[c]] = 0
+    return keep, kappa, r0, share
+
+
+@njit(cache=True)
 def _residuals(node, coef, normal, r0, d, out):
     """out_c = r0_c + n_c · Σ_s coef_cs d[node_cs]: each row's constraint value after displacement d."""
     for c in range(node.shape[0]):
