@@ -10,15 +10,15 @@ NODE_STIFFNESS = 400.0   # cap on all rows' share of a node's diagonal block, in
 
 
 @njit(cache=True)
-def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, touched, normal_force, group, body_mass, dt,
-                   slop, margin, count):
+def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_force, group, body_mass, dt, slop,
+                   margin, count):
     """Which candidate rows of a motion x0 + dt v enter the implicit solve, with their κ, r0 and mass share.
 
-    A row is kept if its predicted value r0 + dt n·J v is below `margin` (`margin + slop` for a point that
-    `touched` last step). Its κ is STIFFNESS over its effective mass Σ coef² / m, scaled down where rows share
-    nodes so no node's diagonal block grows by more than NODE_STIFFNESS times its mass. Its r0, the value at
-    the step's start, is floored at −(slop + sag), the sag f dt²/κ at which the point's rows carried its last
-    normal force. Its mass share: its body's mass (body_mass per group) over its body's points in contact.
+    A row is kept if its predicted value r0 + dt n·J v is below `margin` (`margin + slop` for a point pushed last
+    step, normal_force > 0). Its κ is STIFFNESS over its effective mass Σ coef² / m, scaled down where rows share
+    nodes so no node's diagonal block grows by more than NODE_STIFFNESS times its mass. Its r0, the value at the
+    step's start, is floored at −(slop + sag), the sag f dt²/κ at which the point's rows carried its last normal
+    force. Its mass share: its body's mass (body_mass per group) over its body's points in contact.
     `count` (≥ number of points, zeros) is scratch, left zeroed. Returns keep, kappa, r0, share."""
     nc, S = node.shape
     keep = np.zeros(nc, np.bool_)
@@ -36,7 +36,7 @@ def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, touched, n
                 k += coef[c, s] * coef[c, s] * inv_mass[j]
                 u += coef[c, s] * (v[j, 0] * normal[c, 0] + v[j, 1] * normal[c, 1] + v[j, 2] * normal[c, 2])
         shift = normal[c, 0] * move[c, 0] + normal[c, 1] * move[c, 1] + normal[c, 2] * move[c, 2]
-        reach = margin + slop if touched[point[c]] else margin
+        reach = margin + slop if normal_force[point[c]] > 0.0 else margin
         if k > 0.0 and max(gap[c], -slop) - shift + dt * u < reach:
             keep[c] = True
             kappa[c] = STIFFNESS / k
@@ -130,7 +130,7 @@ def _blocks(order, point, node, coef, normal, kappa):
 
 @njit(cache=True)
 def _product(node, coef, k, blocks, p, free, out):
-    """out += S Σ_b J_bᵀ K_b J_b p over the given blocks (S zeroes constrained nodes); returns p·(what was added)."""
+    """out += S Σ_b J_bᵀ K_b J_b p over the given blocks (S zeroes constrained nodes); returns p·(the addition)."""
     acc = 0.0
     for i in range(blocks.shape[0]):
         b = blocks[i]

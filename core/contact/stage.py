@@ -8,7 +8,7 @@ from .colliders import Collider, ContactSettings
 from .detect import detect
 from .edge_rows import ColliderEdges, collider_edge_rows, contact_positions
 from .edges import unique_edges
-from .friction_memory import NONE, FrictionMemory
+from .friction_memory import FrictionMemory
 from .penalty import ContactPenalty, predicted_rows
 from .response import solve_contacts
 from .surface import BodySurface, point_positions, swept_positions
@@ -396,17 +396,16 @@ class ContactStage:
             return None
         lay = self._layout
         mass = np.divide(1.0, inv_mass, out=np.zeros(len(inv_mass)), where=inv_mass > 0.0)
-        # A point that touched last step keeps its row while its predicted gap is within the slop: a row that came
-        # and went every other step (a point resting against a wall, predicted just clear of it one step and held
-        # on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
+        # A point (or render edge) pushed last step keeps its row while its predicted gap is within the slop: a row
+        # that came and went every other step (a point resting against a wall, predicted just clear of it one step
+        # and held on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
         # A row targets the surface, and pushes a point already inside back by at most `slop` per step beyond the
         # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
         # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
         # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
         keep, kappa, r0, share = predicted_rows(
-            point, gap, normal, node, coef, move, v, inv_mass, self._memory.mode != NONE, self._memory.normal_force,
-            lay["group"], np.add.reduceat(mass, lay["offsets"][:-1]), dt, self.settings.slop, self.settings.margin,
-            self._count)
+            point, gap, normal, node, coef, move, v, inv_mass, self._memory.normal_force, lay["group"],
+            np.add.reduceat(mass, lay["offsets"][:-1]), dt, self.settings.slop, self.settings.margin, self._count)
         if not keep.any():
             return None
         mu = combined_friction(lay["mu"][point[keep]], mu_other[keep])
