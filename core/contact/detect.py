@@ -1,4 +1,4 @@
-"""Detection kernel: each render point's swept segment against padded triangles through the BVH (continuous, conservative)."""
+"""Detection kernels: render points' swept segments against padded triangles through the BVH (continuous, conservative), as rows."""
 import math
 
 import numpy as np
