@@ -26,7 +26,7 @@ class FrictionMemory:
         self.pair_rel = np.zeros((num_points, 3))
         self.pair_other = np.full(num_points, -1, np.int64)
         self._touched = np.zeros(0, np.int64)         # the points holding state (cleared by the next update)
-        self._slot = np.full(num_points, -1, np.int64)   # scratch: a point's index among a step's points
+        self.slot = np.full(num_points, -1, np.int64)   # scratch: a point's index in a step's list (−1 outside kernels)
 
     def update(self, point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights):
         """Record the step's contacts (rows: point, impulse N·s on the body, normal, μ, stencil node/coef,
@@ -42,7 +42,7 @@ class FrictionMemory:
             self.pair_coef = np.zeros((len(self.mode), node.shape[1]))
         self._touched = _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes,
                                 point_weights, self.mode, self.slide, self.anchor, self.normal_force, self.pair_node,
-                                self.pair_coef, self.pair_rel, self.pair_other, self._touched, self._slot)
+                                self.pair_coef, self.pair_rel, self.pair_other, self._touched, self.slot)
 
     def friction_rows(self, x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
         """The normal penalty rows plus friction rows for the points that touched last step, so the whole body
@@ -54,7 +54,7 @@ class FrictionMemory:
         the correction."""
         src, new_node, new_coef, direction, rr, kk, cc = _friction_rows(
             node, coef, normal, kappa, point, collider, other, move, mu, x0, dt, self.mode, self.anchor, self.slide,
-            self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self._slot)
+            self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self.slot)
         n = len(r0)
         tangent = np.zeros(n + len(src), np.bool_)
         tangent[n:] = True

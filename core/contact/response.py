@@ -14,44 +14,37 @@ POWER_WARM_ITERATIONS = 3  # on a grown working set, warm-started from the last 
 
 
 @njit(cache=True)
-def _incidence(stencil_node, num_nodes):
-    """CSR lists node -> flat stencil entries (c*S + s)."""
-    nc, S = stencil_node.shape
-    ptr = np.zeros(num_nodes + 1, np.int64)
-    for c in range(nc):
-        for s in range(S):
-            j = stencil_node[c, s]
-            if j >= 0:
-                ptr[j + 1] += 1
-    for j in range(num_nodes):
-        ptr[j + 1] += ptr[j]
-    fill = ptr[:-1].copy()
-    entries = np.empty(ptr[-1], np.int64)
-    for c in range(nc):
-        for s in range(S):
-            j = stencil_node[c, s]
-            if j >= 0:
-                entries[fill[j]] = c * S + s
-                fill[j] += 1
-    return ptr, entries
+def _touched_nodes(stencil_node, num_nodes):
+    """The nodes the rows' stencils reach, ascending."""
+    seen = np.zeros(num_nodes, np.bool_)
+    for j in stencil_node.ravel():
+        if j >= 0:
+            seen[j] = True
+    return np.flatnonzero(seen)
 
 
 @njit(cache=True)
-def _node_velocity(y, frames, scale, stencil_coef, inv_mass, ptr, entries, dv):
-    """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y."""
-    S = stencil_coef.shape[1]
-    for j in range(dv.shape[0]):
-        gx = gy = gz = 0.0
-        for e in range(ptr[j], ptr[j + 1]):
-            c = entries[e] // S
-            a = stencil_coef[c, entries[e] % S] * scale[c]
-            for d in range(3):
-                gx += a * y[3 * c + d] * frames[c, d, 0]
-                gy += a * y[3 * c + d] * frames[c, d, 1]
-                gz += a * y[3 * c + d] * frames[c, d, 2]
-        dv[j, 0] = inv_mass[j] * gx
-        dv[j, 1] = inv_mass[j] * gy
-        dv[j, 2] = inv_mass[j] * gz
+def _node_velocity(y, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv):
+    """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y, written
+    for the rows' nodes `nodes` only (a scatter over the rows: no latency chain through one node's sum)."""
+    nc, S = stencil_node.shape
+    for j in nodes:
+        dv[j] = 0.0
+    for c in range(nc):
+        for s in range(S):
+            j = stencil_node[c, s]
+            if j >= 0:
+                a = stencil_coef[c, s] * scale[c]
+                gx, gy, gz = dv[j, 0], dv[j, 1], dv[j, 2]
+                for d in range(3):
+                    t = a * y[3 * c + d]
+                    gx += t * frames[c, d, 0]
+                    gy += t * frames[c, d, 1]
+                    gz += t * frames[c, d, 2]
+                dv[j, 0], dv[j, 1], dv[j, 2] = gx, gy, gz
+    for j in nodes:
+        for d in range(3):
+            dv[j, d] = inv_mass[j] * dv[j, d]
 
 
 @njit(cache=True)
@@ -72,8 +65,9 @@ def _contact_velocity(vel, frames, scale, stencil_node, stencil_coef, out):
 
 
 @njit(cache=True)
-def _matvec(y, frames, scale, node, coef, inv_mass, ptr, entries, dv, out):
-    _node_velocity(y, frames, scale, coef, inv_mass, ptr, entries, dv)
+def _matvec(y, frames, scale, node, coef, inv_mass, nodes, dv, out):
+    """out = A y (nodes: the rows' _touched_nodes; dv: scratch node velocities)."""
+    _node_velocity(y, frames, scale, node, coef, inv_mass, nodes, dv)
     _contact_velocity(dv, frames, scale, node, coef, out)
 
 
@@ -101,44 +95,53 @@ def _gradients(x, g, lo, hi, alpha, phi, beta):
 
 
 @njit(cache=True)
-def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iterations, tolerance, power, known):
+def _over_tolerance(phi, beta, scale, tolerance):
+    """Whether some row's projected gradient |φ + β| (in velocity units) exceeds the tolerance."""
+    for i in range(phi.shape[0]):
+        if abs(phi[i] + beta[i]) / scale[i // 3] > tolerance:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, iterations, tolerance, power, known):
     """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
     modified proportioning with reduced gradient projections (Dostál). Returns the iterations used."""
     n = x.shape[0]
-    dv = np.zeros((inv_mass.shape[0], 3))
+    dv = np.empty((inv_mass.shape[0], 3))
     Ap = np.zeros(n)
     # ‖A‖ by power iteration: the expansion step length is 1.9/‖A‖. `power` holds the last working set's
     # iterate (a warm start: the working set only grows, so ‖A‖ does too, and `known` is a lower bound)
     p = power.copy()
     norm = 1.0
     for _ in range(POWER_ITERATIONS if known[0] == 0.0 else POWER_WARM_ITERATIONS):
-        _matvec(p, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+        _matvec(p, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
         norm = math.sqrt(np.dot(Ap, Ap))
         if norm <= 0.0:
             return 0
-        p = Ap / norm
+        for i in range(n):
+            p[i] = Ap[i] / norm
     power[:] = p
     norm = max(norm, known[0])
     known[0] = norm
     alpha = 1.9 / (1.05 * norm)
-    x[:] = np.minimum(np.maximum(x, lo), hi)
-    g = np.zeros(n)
-    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
-    g -= b
+    for i in range(n):
+        x[i] = np.minimum(np.maximum(x[i], lo[i]), hi[i])
+    g = np.empty(n)
+    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
+    for i in range(n):
+        g[i] -= b[i]
     phi = np.zeros(n)
     beta = np.zeros(n)
     red = _gradients(x, g, lo, hi, alpha, phi, beta)
-    p = phi.copy()
+    p[:] = phi
     it = 0
     while it < iterations:
-        res = 0.0
-        for i in range(n):
-            res = max(res, abs(phi[i] + beta[i]) / scale[i // 3])
-        if res <= tolerance:
+        if not _over_tolerance(phi, beta, scale, tolerance):
             break
         it += 1
         if np.dot(beta, beta) <= red:
-            _matvec(p, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+            _matvec(p, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
             pAp = np.dot(p, Ap)
             if pAp <= 0.0:
                 break
@@ -150,30 +153,36 @@ def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iter
                 elif p[i] < 0.0:
                     af = min(af, (x[i] - hi[i]) / p[i])
             if acg <= af:  # conjugate gradient step
-                x -= acg * p
-                g -= acg * Ap
+                for i in range(n):
+                    x[i] -= acg * p[i]
+                    g[i] -= acg * Ap[i]
                 red = _gradients(x, g, lo, hi, alpha, phi, beta)
                 gamma = np.dot(phi, Ap) / pAp
-                p = phi - gamma * p
+                for i in range(n):
+                    p[i] = phi[i] - gamma * p[i]
             else:          # expansion step: to the bound, then a projected gradient step on the free set
-                x -= af * p
-                g -= af * Ap
+                for i in range(n):
+                    x[i] -= af * p[i]
+                    g[i] -= af * Ap[i]
                 _gradients(x, g, lo, hi, alpha, phi, beta)
-                x[:] = np.minimum(np.maximum(x - alpha * phi, lo), hi)
-                _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
-                g -= b
+                for i in range(n):
+                    x[i] = np.minimum(np.maximum(x[i] - alpha * phi[i], lo[i]), hi[i])
+                _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
+                for i in range(n):
+                    g[i] -= b[i]
                 red = _gradients(x, g, lo, hi, alpha, phi, beta)
-                p = phi.copy()
+                p[:] = phi
         else:              # proportioning step: release constraints whose multipliers pull the wrong way
-            _matvec(beta, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+            _matvec(beta, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
             bAb = np.dot(beta, Ap)
             if bAb <= 0.0:
                 break
             a = np.dot(g, beta) / bAb
-            x -= a * beta
-            g -= a * Ap
+            for i in range(n):
+                x[i] -= a * beta[i]
+                g[i] -= a * Ap[i]
             red = _gradients(x, g, lo, hi, alpha, phi, beta)
-            p = phi.copy()
+            p[:] = phi
     return it
 
 
@@ -287,12 +296,12 @@ def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterati
         ss[i] = scale[c]
         ns[i] = node[c]
         cs[i] = coef[c]
-    ptr, entries = _incidence(ns, inv_mass.shape[0])
+    nodes = _touched_nodes(ns, inv_mass.shape[0])
     ps = np.empty(3 * m)
     for i in range(m):
         for d in range(3):
             ps[3 * i + d] = power[3 * rows[i] + d]
-    it = _mprgp(xs, bs, los, his, fs, ss, ns, cs, inv_mass, ptr, entries, iterations, tolerance, ps, known)
+    it = _mprgp(xs, bs, los, his, fs, ss, ns, cs, inv_mass, nodes, iterations, tolerance, ps, known)
     for i in range(m):
         for d in range(3):
             power[3 * rows[i] + d] = ps[3 * i + d]
@@ -303,7 +312,7 @@ def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterati
 
 
 @njit(cache=True)
-def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, group, ng, tolerance,
+def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, group, ng, tolerance,
                   tangential, limit, in_w):
     """Check every row against the impulses of the working rows; add to the working set, per group, up to
     `limit` rows that miss their target by more than the tolerance (normal velocity below its minimum; with
@@ -312,7 +321,7 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entrie
     nc = scale.shape[0]
     dv = np.zeros((inv_mass.shape[0], 3))
     g = np.zeros(3 * nc)
-    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
     g -= b
     slipping = np.zeros(ng, np.bool_)
     if tangential:
@@ -343,7 +352,7 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entrie
 
 
 @njit(cache=True)
-def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, ptr, entries, group, ng, in_w, mu, floor_impulse,
+def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, nodes, group, ng, in_w, mu, floor_impulse,
                      tolerance, lam_n, lam_t):
     """Report a group's impulses over all its rows, not only its working rows: the normal impulse shared
     equally by the rows whose constraint is active (within the tolerance), the friction impulse in
@@ -358,7 +367,7 @@ def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, ptr, entries, gr
         return
     dv = np.zeros((inv_mass.shape[0], 3))
     g = np.zeros(3 * nc)
-    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
     g -= b
     active = np.zeros(nc, np.bool_)
     total_n = np.zeros(ng)
@@ -413,7 +422,6 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     num_nodes = vel.shape[0]
     if nc == 0:
         return 0
-    ptr, entries = _incidence(stencil_node, num_nodes)
     scale = np.zeros(nc)
     frames = np.zeros((nc, 3, 3))
     b = np.zeros(3 * nc)
@@ -454,6 +462,7 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
         for d in range(3):
             ud = frames[c, d, 0] * ux + frames[c, d, 1] * uy + frames[c, d, 2] * uz
             b[3 * c + d] = scale[c] * (target[d] - ud)
+    nodes = _touched_nodes(stencil_node, num_nodes)
     floor_impulse = np.maximum(normal_floor, 0.0)
     group, ng = _groups(stencil_node, normal, mu)
     in_w = np.zeros(nc, np.bool_)
@@ -478,7 +487,7 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             if r == ROUNDS - 1:
                 break
             limit = ADD_PER_ROUND if r < ROUNDS - 2 else nc
-            if _add_violated(x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries,
+            if _add_violated(x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass, nodes,
                              group, ng, tolerance, p == passes - 1, limit, in_w) == 0:
                 break
     # the tangential impulse within the isotropic cone |λt| ≤ μ (λn + floor)
@@ -490,12 +499,12 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             x[3 * c + 1] = t1 * cap / tl
             x[3 * c + 2] = t2 * cap / tl
     dv = np.zeros((num_nodes, 3))
-    _node_velocity(x, frames, scale, stencil_coef, inv_mass, ptr, entries, dv)
+    _node_velocity(x, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv)
     vel += dv
     for c in range(nc):
         lam_n[c] = scale[c] * x[3 * c]
         for k in range(3):
             lam_t[c, k] = scale[c] * (x[3 * c + 1] * frames[c, 1, k] + x[3 * c + 2] * frames[c, 2, k])
-    _share_in_groups(x, b, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries, group, ng, in_w,
+    _share_in_groups(x, b, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, group, ng, in_w,
                      mu, floor_impulse, tolerance, lam_n, lam_t)
     return total
