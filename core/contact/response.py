@@ -26,11 +26,15 @@ def _touched_nodes(stencil_node, num_nodes):
 @njit(cache=True)
 def _node_velocity(y, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv):
     """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y, written
-    for the rows' nodes `nodes` only (a scatter over the rows: no latency chain through one node's sum)."""
+    for the rows' nodes `nodes` only (a scatter over the rows: no latency chain through one node's sum). Rows
+    without impulse are skipped: the ±0 they would add leaves every sum as it is (each starts at +0), and in
+    MPRGP most are (a search direction lives on the free variables)."""
     nc, S = stencil_node.shape
     for j in nodes:
         dv[j] = 0.0
     for c in range(nc):
+        if y[3 * c] == 0.0 and y[3 * c + 1] == 0.0 and y[3 * c + 2] == 0.0:
+            continue
         for s in range(S):
             j = stencil_node[c, s]
             if j >= 0:
@@ -319,8 +323,8 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, grou
     `tangential`, a tangential velocity left on a row whose group still sticks: none of its working rows at a
     friction bound). Returns how many rows were added."""
     nc = scale.shape[0]
-    dv = np.zeros((inv_mass.shape[0], 3))
-    g = np.zeros(3 * nc)
+    dv = np.empty((inv_mass.shape[0], 3))
+    g = np.empty(3 * nc)
     _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
     g -= b
     slipping = np.zeros(ng, np.bool_)
@@ -339,11 +343,19 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, grou
         if tangential and not slipping[group[c]]:
             e = max(e, math.sqrt(g[3 * c + 1] ** 2 + g[3 * c + 2] ** 2) / scale[c])
         miss[c] = e
+    late = np.flatnonzero(miss > tolerance)
+    if late.shape[0] == 0:
+        return 0
+    # the most violated first: sorting only those gives the order of np.argsort(-miss) unless two tie
+    by = np.argsort(-miss[late])
+    order = late[by]
+    for a in range(1, order.shape[0]):
+        if miss[order[a]] == miss[order[a - 1]]:
+            order = np.argsort(-miss)[:late.shape[0]]
+            break
     added = 0
     taken = np.zeros(ng, np.int64)
-    for c in np.argsort(-miss):
-        if miss[c] <= tolerance:
-            break
+    for c in order:
         if taken[group[c]] < limit:
             taken[group[c]] += 1
             in_w[c] = True
