@@ -191,23 +191,44 @@ def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, iterations,
 
 
 @njit(cache=True)
-def _groups(node, normal, mu):
+def _groups(node, normal, mu, nodes, num_nodes):
     """Group id per row (and the number of groups): rows with the same stencil nodes in the same order, the
-    same μ and normals within GROUP_COS. A group's rows are nearly redundant: many render points in one tet."""
+    same μ and normals within GROUP_COS. A group's rows are nearly redundant: many render points in one tet.
+    Each row joins the group of the first earlier row of its stencil it matches. nodes: the rows' nodes."""
     nc, S = node.shape
-    key = np.empty(nc, np.int64)
+    # the rows by stencil, rows of one stencil in ascending order: a stable counting sort per stencil entry,
+    # on the nodes' ranks among `nodes` (−1 first)
+    rank = np.empty(num_nodes, np.int64)
+    for k in range(nodes.shape[0]):
+        rank[nodes[k]] = k
+    digit = np.empty((nc, S), np.int64)
     for c in range(nc):
-        h = np.int64(1469598103934665603)
         for s in range(S):
-            h = (h ^ (node[c, s] + 1)) * np.int64(1099511628211)   # FNV-1a over the node ids (wraps)
-        key[c] = h
-    order = np.argsort(key, kind="mergesort")
+            digit[c, s] = rank[node[c, s]] + 1 if node[c, s] >= 0 else 0
+    order = np.arange(nc)
+    swap = np.empty(nc, np.int64)
+    count = np.empty(nodes.shape[0] + 2, np.int64)
+    for s in range(S - 1, -1, -1):
+        count[:] = 0
+        for c in order:
+            count[digit[c, s] + 1] += 1
+        for k in range(1, count.shape[0]):
+            count[k] += count[k - 1]
+        for c in order:
+            swap[count[digit[c, s]]] = c
+            count[digit[c, s]] += 1
+        order, swap = swap, order
     group = np.full(nc, -1, np.int64)
     ng = 0
     i = 0
     while i < nc:
-        j = i
-        while j < nc and key[order[j]] == key[order[i]]:
+        j = i + 1
+        while j < nc:
+            same = True
+            for s in range(S):
+                same = same and node[order[j], s] == node[order[i], s]
+            if not same:
+                break
             j += 1
         for a in range(i, j):
             c = order[a]
@@ -216,13 +237,8 @@ def _groups(node, normal, mu):
             group[c] = ng
             for e in range(a + 1, j):
                 d = order[e]
-                if group[d] >= 0 or mu[d] != mu[c]:
-                    continue
-                same = normal[c, 0] * normal[d, 0] + normal[c, 1] * normal[d, 1] + normal[c, 2] * normal[d, 2] \
-                    >= GROUP_COS
-                for s in range(S):
-                    same = same and node[c, s] == node[d, s]
-                if same:
+                if group[d] < 0 and mu[d] == mu[c] and normal[c, 0] * normal[d, 0] + normal[c, 1] * normal[d, 1] \
+                        + normal[c, 2] * normal[d, 2] >= GROUP_COS:
                     group[d] = ng
             ng += 1
         i = j
@@ -476,7 +492,7 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             b[3 * c + d] = scale[c] * (target[d] - ud)
     nodes = _touched_nodes(stencil_node, num_nodes)
     floor_impulse = np.maximum(normal_floor, 0.0)
-    group, ng = _groups(stencil_node, normal, mu)
+    group, ng = _groups(stencil_node, normal, mu, nodes, num_nodes)
     in_w = np.zeros(nc, np.bool_)
     _initial_rows(group, ng, stencil_coef, b, scale, in_w)
     x = np.zeros(3 * nc)
