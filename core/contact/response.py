@@ -108,33 +108,36 @@ def _over_tolerance(phi, beta, scale, tolerance):
 
 
 @njit(cache=True)
-def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, iterations, tolerance, power, known):
-    """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
-    modified proportioning with reduced gradient projections (Dostál). Returns the iterations used."""
-    n = x.shape[0]
+def _power_iterations(frames, scale, node, coef, inv_mass, nodes, power, known):
+    """‖A‖ by power iteration, for the expansion step length 1.9/‖A‖: `power` holds the last working set's
+    iterate (a warm start: the working set only grows, so ‖A‖ does too, and known[0], the largest estimate so
+    far, is a lower bound). Updates power and known; False (nothing updated) if A maps the iterate to 0."""
+    n = power.shape[0]
     dv = np.empty((inv_mass.shape[0], 3))
     Ap = np.zeros(n)
-    # ‖A‖ by power iteration: the expansion step length is 1.9/‖A‖. `power` holds the last working set's
-    # iterate (a warm start: the working set only grows, so ‖A‖ does too, and `known` is a lower bound)
     p = power.copy()
     norm = 1.0
     for _ in range(POWER_ITERATIONS if known[0] == 0.0 else POWER_WARM_ITERATIONS):
         _matvec(p, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
         norm = math.sqrt(np.dot(Ap, Ap))
         if norm <= 0.0:
-            return 0
+            return False
         for i in range(n):
             p[i] = Ap[i] / norm
     power[:] = p
-    norm = max(norm, known[0])
-    known[0] = norm
-    alpha = 1.9 / (1.05 * norm)
-    for i in range(n):
-        x[i] = np.minimum(np.maximum(x[i], lo[i]), hi[i])
-    g = np.empty(n)
-    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
-    for i in range(n):
-        g[i] -= b[i]
+    known[0] = max(norm, known[0])
+    return True
+
+
+@njit(cache=True)
+def _mprgp(x, g, b, lo, hi, alpha, frames, scale, node, coef, inv_mass, nodes, iterations, tolerance):
+    """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
+    modified proportioning with reduced gradient projections (Dostál), from x within the bounds and its
+    gradient g = Ax − b, with the expansion step length alpha. Returns the iterations used."""
+    n = x.shape[0]
+    dv = np.empty((inv_mass.shape[0], 3))
+    Ap = np.zeros(n)
+    p = np.empty(n)
     phi = np.zeros(n)
     beta = np.zeros(n)
     red = _gradients(x, g, lo, hi, alpha, phi, beta)
@@ -293,42 +296,81 @@ def _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, use_normal, lo, 
 
 
 @njit(cache=True)
-def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterations, tolerance, power, known):
-    """MPRGP on the working rows only (x updated in place for them); returns the iterations used."""
+def _row_arrays(rows, frames, scale, node, coef, num_nodes):
+    """The working rows' frames, scales, stencils and the nodes those reach."""
     m = rows.shape[0]
     S = node.shape[1]
-    xs = np.empty(3 * m)
-    bs = np.empty(3 * m)
-    los = np.empty(3 * m)
-    his = np.empty(3 * m)
     fs = np.empty((m, 3, 3))
     ss = np.empty(m)
     ns = np.empty((m, S), np.int64)
     cs = np.empty((m, S))
     for i in range(m):
         c = rows[i]
-        for d in range(3):
-            xs[3 * i + d] = x[3 * c + d]
-            bs[3 * i + d] = b[3 * c + d]
-            los[3 * i + d] = lo[3 * c + d]
-            his[3 * i + d] = hi[3 * c + d]
         fs[i] = frames[c]
         ss[i] = scale[c]
         ns[i] = node[c]
         cs[i] = coef[c]
-    nodes = _touched_nodes(ns, inv_mass.shape[0])
+    return fs, ss, ns, cs, _touched_nodes(ns, num_nodes)
+
+
+@njit(cache=True)
+def _power_rows(rows, fs, ss, ns, cs, nodes, inv_mass, power, known):
+    """_power_iterations on the rows `rows` (their _row_arrays fs, ss, ns, cs, nodes; their entries of power
+    updated in place)."""
+    m = rows.shape[0]
     ps = np.empty(3 * m)
     for i in range(m):
         for d in range(3):
             ps[3 * i + d] = power[3 * rows[i] + d]
-    it = _mprgp(xs, bs, los, his, fs, ss, ns, cs, inv_mass, nodes, iterations, tolerance, ps, known)
+    if not _power_iterations(fs, ss, ns, cs, inv_mass, nodes, ps, known):
+        return False
     for i in range(m):
         for d in range(3):
             power[3 * rows[i] + d] = ps[3 * i + d]
+    return True
+
+
+@njit(cache=True)
+def _solve_rows(rows, owed, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterations, tolerance, power, known):
+    """MPRGP on the working rows only (x updated in place for them). Returns the iterations used and the rows
+    whose power iterations are owed: when the working rows meet the tolerance as they stand, the solve needs
+    no step length and its power iterations are put off until the next solve, which runs them first on those
+    rows (`owed`): the same ‖A‖ estimates as running them at once, skipped when no solve follows."""
+    m = rows.shape[0]
+    xs = np.empty(3 * m)
+    bs = np.empty(3 * m)
+    los = np.empty(3 * m)
+    his = np.empty(3 * m)
+    clipped = False
+    for i in range(m):
+        c = rows[i]
+        for d in range(3):
+            xs[3 * i + d] = np.minimum(np.maximum(x[3 * c + d], lo[3 * c + d]), hi[3 * c + d])
+            clipped = clipped or xs[3 * i + d] != x[3 * c + d]
+            bs[3 * i + d] = b[3 * c + d]
+            los[3 * i + d] = lo[3 * c + d]
+            his[3 * i + d] = hi[3 * c + d]
+    fs, ss, ns, cs, nodes = _row_arrays(rows, frames, scale, node, coef, inv_mass.shape[0])
+    g = np.empty(3 * m)
+    _matvec(xs, fs, ss, ns, cs, inv_mass, nodes, np.empty((inv_mass.shape[0], 3)), g)
+    g -= bs
+    phi = np.zeros(3 * m)
+    beta = np.zeros(3 * m)
+    _gradients(xs, g, los, his, 1.0, phi, beta)   # φ and β do not depend on the step length
+    none = np.empty(0, np.int64)
+    if owed.shape[0] == 0 and not clipped and not _over_tolerance(phi, beta, ss, tolerance):
+        return 0, rows
+    if owed.shape[0] > 0:
+        fo, so, no, co, nodes_o = _row_arrays(owed, frames, scale, node, coef, inv_mass.shape[0])
+        _power_rows(owed, fo, so, no, co, nodes_o, inv_mass, power, known)
+    if not _power_rows(rows, fs, ss, ns, cs, nodes, inv_mass, power, known):
+        return 0, none   # A maps the power iterate to 0: x is left as it was
+    it = _mprgp(xs, g, bs, los, his, 1.9 / (1.05 * known[0]), fs, ss, ns, cs, inv_mass, nodes, iterations,
+                tolerance)
     for i in range(m):
         for d in range(3):
             x[3 * rows[i] + d] = xs[3 * i + d]
-    return it
+    return it, none
 
 
 @njit(cache=True)
@@ -504,14 +546,16 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             hi[3 * c] = np.inf
     power = np.ones(3 * nc)
     known = np.zeros(1)
+    owed = np.empty(0, np.int64)   # rows whose power iterations were put off (see _solve_rows)
     passes = FRICTION_PASSES if mu.max() > 0.0 else 1
     total = 0
     for p in range(passes):
         for r in range(ROUNDS):
             rows = np.flatnonzero(in_w)
             _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, p > 0, lo, hi, floor)
-            total += _solve_rows(rows, x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass,
-                                 iterations, tolerance, power, known)
+            it, owed = _solve_rows(rows, owed, x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass,
+                                   iterations, tolerance, power, known)
+            total += it
             if r == ROUNDS - 1:
                 break
             limit = ADD_PER_ROUND if r < ROUNDS - 2 else nc
