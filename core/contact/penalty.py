@@ -2,11 +2,68 @@
 (and each pile of touching bodies) answers its contacts through its own stiffness in the same solve."""
 import numpy as np
 
-from ..fem.block_sparse import invert_diagonal
+from ..fem import mat3
 from ..jit import njit
 
 STIFFNESS = 100.0        # κ of a row, in units of the row's effective mass; the MPRGP correction removes the rest
 NODE_STIFFNESS = 400.0   # cap on all rows' share of a node's diagonal block, in units of the node's mass
+
+
+@njit(cache=True)
+def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_force, group, body_mass, dt, slop,
+                   margin, count):
+    """Which candidate rows of a motion x0 + dt v enter the implicit solve, with their κ, r0 and mass share.
+
+    A row is kept if its predicted value r0 + dt n·J v is below `margin` (`margin + slop` for a point pushed last
+    step, normal_force > 0). Its κ is STIFFNESS over its effective mass Σ coef² / m, scaled down where rows share
+    nodes so no node's diagonal block grows by more than NODE_STIFFNESS times its mass. Its r0, the value at the
+    step's start, is floored at −(slop + sag), the sag f dt²/κ at which the point's rows carried its last normal
+    force. Its mass share: its body's mass (body_mass per group) over its body's points in contact.
+    `count` (≥ number of points, zeros) is scratch, left zeroed. Returns keep, kappa, r0, share."""
+    nc, S = node.shape
+    keep = np.zeros(nc, np.bool_)
+    kappa = np.zeros(nc)
+    r0 = np.zeros(nc)
+    share = np.zeros(nc)
+    load = np.zeros(inv_mass.shape[0])
+    points_of = np.zeros(body_mass.shape[0])
+    for c in range(nc):
+        k = 0.0
+        u = 0.0
+        for s in range(S):
+            j = node[c, s]
+            if j >= 0:
+                k += coef[c, s] * coef[c, s] * inv_mass[j]
+                u += coef[c, s] * (v[j, 0] * normal[c, 0] + v[j, 1] * normal[c, 1] + v[j, 2] * normal[c, 2])
+        shift = normal[c, 0] * move[c, 0] + normal[c, 1] * move[c, 1] + normal[c, 2] * move[c, 2]
+        reach = margin + slop if normal_force[point[c]] > 0.0 else margin
+        if k > 0.0 and max(gap[c], -slop) - shift + dt * u < reach:
+            keep[c] = True
+            kappa[c] = STIFFNESS / k
+            for s in range(S):
+                j = node[c, s]
+                if j >= 0:
+                    load[j] += kappa[c] * coef[c, s] * coef[c, s]
+            if count[point[c]] == 0:
+                points_of[group[point[c]]] += 1.0
+            count[point[c]] += 1
+    for c in range(nc):
+        if not keep[c]:
+            continue
+        scale = 1.0
+        for s in range(S):
+            j = node[c, s]
+            if j >= 0 and load[j] > 0.0 and inv_mass[j] > 0.0:
+                scale = min(scale, NODE_STIFFNESS / (inv_mass[j] * load[j]))
+        kappa[c] *= scale
+        p = point[c]
+        sag = normal_force[p] / count[p] * dt * dt / kappa[c]
+        r0[c] = max(gap[c], -(slop + sag)) - (normal[c, 0] * move[c, 0] + normal[c, 1] * move[c, 1]
+                                              + normal[c, 2] * move[c, 2])
+        share[c] = body_mass[group[p]] / points_of[group[p]]
+    for c in range(nc):
+        count[point[c]] = 0
+    return keep, kappa, r0, share
 
 
 @njit(cache=True)
@@ -37,43 +94,107 @@ def _scatter(node, coef, normal, weight, rows, free, out):
 
 
 @njit(cache=True)
-def _product(node, coef, normal, kappa, rows, p, free, out):
-    """out += S Σ_c κ_c Jᵀn (n·J p) over the given rows (S zeroes constrained nodes); returns p·(what was added)."""
+def _blocks(order, point, node, coef, normal, kappa):
+    """Group the rows with κ > 0 of each point by stencil (node and coef equal): rows visited in `order` (sorted
+    by point). Returns the blocks' stencil rows (a representative row each) and K_b = Σ κ n nᵀ over their rows."""
+    nc, S = node.shape
+    rep = np.empty(nc, np.int64)
+    k = np.zeros((nc, 3, 3))
+    nb = 0
+    first = 0   # the first block of the current point
+    for i in range(nc):
+        c = order[i]
+        if kappa[c] <= 0.0:
+            continue
+        if nb > first and point[rep[first]] != point[c]:
+            first = nb
+        b = first
+        while b < nb:
+            same = True
+            r = rep[b]
+            for s in range(S):
+                if node[r, s] != node[c, s] or coef[r, s] != coef[c, s]:
+                    same = False
+                    break
+            if same:
+                break
+            b += 1
+        if b == nb:
+            rep[nb] = c
+            nb += 1
+        for q in range(3):
+            for t in range(3):
+                k[b, q, t] += kappa[c] * normal[c, q] * normal[c, t]
+    return rep[:nb], k[:nb]
+
+
+@njit(cache=True)
+def _product(node, coef, k, blocks, p, free, out):
+    """out += S Σ_b J_bᵀ K_b J_b p over the given blocks (S zeroes constrained nodes); returns p·(the addition)."""
     acc = 0.0
-    for i in range(rows.shape[0]):
-        c = rows[i]
-        s = 0.0
-        t = 0.0
-        for k in range(node.shape[1]):
-            j = node[c, k]
+    for i in range(blocks.shape[0]):
+        b = blocks[i]
+        u0 = u1 = u2 = 0.0     # J p
+        f0 = f1 = f2 = 0.0     # J S p
+        for s in range(node.shape[1]):
+            j = node[b, s]
             if j >= 0:
-                u = coef[c, k] * (normal[c, 0] * p[j, 0] + normal[c, 1] * p[j, 1] + normal[c, 2] * p[j, 2])
-                s += u
-                t += free[j] * u
-        s *= kappa[c]
-        acc += s * t
-        for k in range(node.shape[1]):
-            j = node[c, k]
+                a = coef[b, s]
+                u0 += a * p[j, 0]
+                u1 += a * p[j, 1]
+                u2 += a * p[j, 2]
+                a *= free[j]
+                f0 += a * p[j, 0]
+                f1 += a * p[j, 1]
+                f2 += a * p[j, 2]
+        w0 = k[b, 0, 0] * u0 + k[b, 0, 1] * u1 + k[b, 0, 2] * u2
+        w1 = k[b, 1, 0] * u0 + k[b, 1, 1] * u1 + k[b, 1, 2] * u2
+        w2 = k[b, 2, 0] * u0 + k[b, 2, 1] * u1 + k[b, 2, 2] * u2
+        acc += f0 * w0 + f1 * w1 + f2 * w2
+        for s in range(node.shape[1]):
+            j = node[b, s]
             if j >= 0:
-                a = free[j] * s * coef[c, k]
-                out[j, 0] += a * normal[c, 0]
-                out[j, 1] += a * normal[c, 1]
-                out[j, 2] += a * normal[c, 2]
+                a = free[j] * coef[b, s]
+                out[j, 0] += a * w0
+                out[j, 1] += a * w1
+                out[j, 2] += a * w2
     return acc
 
 
 @njit(cache=True)
-def _diagonal(slot, coef, normal, kappa, out):
-    """out[slot_cj] += κ_c coef_cj² n_c n_cᵀ: the rows' share of the 3×3 diagonal blocks of the nodes they
-    touch (slot: each stencil entry's index among those nodes, −1 unused)."""
-    for c in range(slot.shape[0]):
-        for k in range(slot.shape[1]):
-            j = slot[c, k]
-            if j >= 0:
-                a = kappa[c] * coef[c, k] * coef[c, k]
-                for r in range(3):
-                    for q in range(3):
-                        out[j, r, q] += a * normal[c, r] * normal[c, q]
+def _fold_diagonal(node, coef, k, pinv):
+    """Add Σ_b coef_bj² K_b to the 3×3 diagonal block of each node j the blocks touch, given (and returning in
+    pinv, in place) the inverses of those blocks (zero where singular)."""
+    slot = np.full(pinv.shape[0], -1, np.int64)
+    touched = np.empty(node.size, np.int64)
+    blocks = np.empty((node.size, 3, 3))
+    m = 0
+    for b in range(node.shape[0]):
+        for s in range(node.shape[1]):
+            j = node[b, s]
+            if j < 0:
+                continue
+            if slot[j] < 0:
+                slot[j] = m
+                touched[m] = j
+                mat3.store(blocks, m, _inverse(mat3.load(pinv, j)))
+                m += 1
+            a = coef[b, s] * coef[b, s]
+            for q in range(3):
+                for t in range(3):
+                    blocks[slot[j], q, t] += a * k[b, q, t]
+    for i in range(m):
+        mat3.store(pinv, touched[i], _inverse(mat3.load(blocks, i)))
+
+
+@njit(cache=True)
+def _inverse(a):
+    """a⁻¹ of a row-major 9-tuple (zero unless det a > 0, as block_sparse.invert_diagonal)."""
+    d = mat3.det(a)
+    inv = 1.0 / d if d > 0.0 else 0.0
+    c = mat3.cofactor(a)
+    return (c[0] * inv, c[3] * inv, c[6] * inv, c[1] * inv, c[4] * inv, c[7] * inv, c[2] * inv, c[5] * inv,
+            c[8] * inv)
 
 
 class ContactPenalty:
@@ -93,6 +214,11 @@ class ContactPenalty:
         self.r0, self.kappa, self.point = r0, kappa, point
         self.collider, self.other, self.tangent, self.const = collider, other, tangent, const
         self.num_nodes = num_nodes
+        # the matrix part, Σ κ Jᵀn nᵀJ, summed per stencil: a point's normal and friction rows (and its rows
+        # against several triangles of a collider) share one, so each block costs one product, not one per row
+        rep, self.block_k = _blocks(np.argsort(point, kind="stable"), point, node, coef, normal, kappa)
+        self.block_node = np.ascontiguousarray(node[rep])
+        self.block_coef = np.ascontiguousarray(coef[rep])
 
     def __len__(self):
         return len(self.r0)
@@ -108,23 +234,14 @@ class ContactPenalty:
         weight = self.const - self.kappa * self.residuals(displacement)
         _scatter(self.node, self.coef, self.normal, weight, np.arange(len(self)), np.ones(len(b)), b)
 
-    def product(self, p, out, free, rows):
-        """out += S Σ κ Jᵀn (n·J p) over `rows`; returns p·(the addition)."""
-        return _product(self.node, self.coef, self.normal, self.kappa, rows, p, free, out)
+    def product(self, p, out, free, blocks):
+        """out += S Σ κ Jᵀn (n·J p) over the rows of the stencil blocks `blocks` (indices into block_node);
+        returns p·(the addition)."""
+        return _product(self.block_node, self.block_coef, self.block_k, blocks, p, free, out)
 
     def precondition(self, pinv):
         """Fold the rows' diagonal blocks into the block-Jacobi inverse pinv (N,3,3), in place."""
-        touched = np.unique(self.node[self.node >= 0])
-        if not len(touched):
-            return
-        slot = np.where(self.node >= 0, np.searchsorted(touched, np.maximum(self.node, 0)), -1)
-        blocks = np.empty((len(touched), 3, 3))
-        every = np.arange(len(touched))
-        invert_diagonal(np.ascontiguousarray(pinv[touched]), every, blocks)
-        _diagonal(slot, self.coef, self.normal, self.kappa, blocks)
-        inverse = np.empty_like(blocks)
-        invert_diagonal(blocks, every, inverse)
-        pinv[touched] = inverse
+        _fold_diagonal(self.block_node, self.block_coef, self.block_k, pinv)
 
     def impulses(self, displacement, dt):
         """Impulse of each row along its direction (N·s) applied over the step ending at d: ≥ 0 for a normal row

@@ -9,8 +9,8 @@ from .correction import correction_report, correction_targets, set_side_hints
 from .detect import detect
 from .edge_rows import ColliderEdges, collider_edge_rows, contact_positions
 from .edges import unique_edges
-from .friction_memory import NONE, FrictionMemory
-from .penalty import NODE_STIFFNESS, STIFFNESS, ContactPenalty
+from .friction_memory import FrictionMemory
+from .penalty import ContactPenalty, predicted_rows
 from .response import solve_contacts
 from .surface import BodySurface, point_positions, swept_positions
 
@@ -156,6 +156,7 @@ class ContactStage:
         self._sides_pending = False              # any point still waiting to be found on its initial side
         self._sides_checked = False
         self._memory = FrictionMemory(n)
+        self._count = np.zeros(n, np.int64)      # scratch for predicted_rows
 
     def _collider_arrays(self):
         if self._collider_bvh is None:
@@ -394,38 +395,24 @@ class ContactStage:
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1)
         if len(point) == 0:
             return None
-        mu = combined_friction(self._layout["mu"][point], mu_other)
-        used = node >= 0
-        invm = np.where(used, inv_mass[np.maximum(node, 0)], 0.0)
-        k = (coef * coef * invm).sum(axis=1)
-        slop = self.settings.slop
-        r0 = np.maximum(gap, -slop) - np.einsum("cd,cd->c", normal, move)
-        r_pred = r0 + dt * np.einsum("cs,csd,cd->c", coef, v[np.maximum(node, 0)] * used[:, :, None], normal)
-        # A point that touched last step keeps its row while its predicted gap is within the slop: a row that came
-        # and went every other step (a point resting against a wall, predicted just clear of it one step and held
-        # on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
-        reach = np.where(self._memory.mode[point] != NONE, self.settings.margin + slop, self.settings.margin)
-        keep = (k > 0.0) & (r_pred < reach)
-        if not keep.any():
-            return None
-        node, coef, normal, k, move = node[keep], coef[keep], normal[keep], k[keep], move[keep]
-        r0, point, collider, other, mu = r0[keep], point[keep], collider[keep], other[keep], mu[keep]
-        kappa = STIFFNESS / k
-        flat = np.maximum(node, 0).ravel()
-        load = np.bincount(flat, weights=(kappa[:, None] * coef * coef * used[keep]).ravel(), minlength=len(x0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            room = np.where((load > 0) & (inv_mass > 0), NODE_STIFFNESS / (inv_mass * load), np.inf)
-        kappa *= np.minimum(1.0, np.where(used[keep], room[flat].reshape(node.shape), np.inf).min(axis=1))
+        lay = self._layout
+        mass = np.divide(1.0, inv_mass, out=np.zeros(len(inv_mass)), where=inv_mass > 0.0)
+        # A point (or render edge) pushed last step keeps its row while its predicted gap is within the slop: a row
+        # that came and went every other step (a point resting against a wall, predicted just clear of it one step
+        # and held on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
         # A row targets the surface, and pushes a point already inside back by at most `slop` per step beyond the
         # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
         # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
         # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
-        _, at, count = np.unique(point, return_inverse=True, return_counts=True)
-        share = count[at]
-        sag = self._memory.normal_force[point] / share * dt * dt / kappa
-        r0 = np.maximum(gap[keep], -(slop + sag)) - np.einsum("cd,cd->c", normal, move)
+        keep, kappa, r0, share = predicted_rows(
+            point, gap, normal, node, coef, move, v, inv_mass, self._memory.normal_force, lay["group"],
+            np.add.reduceat(mass, lay["offsets"][:-1]), dt, self.settings.slop, self.settings.margin, self._count)
+        if not keep.any():
+            return None
+        mu = combined_friction(lay["mu"][point[keep]], mu_other[keep])
         node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._memory.friction_rows(
-            x0, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu)
+            x0, v, share[keep], dt, node[keep], coef[keep], normal[keep], r0[keep], kappa[keep], point[keep],
+            collider[keep], other[keep], move[keep], mu)
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
                               r0, kappa, point, collider, other, tangent, const, len(x0))
 

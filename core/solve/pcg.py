@@ -59,16 +59,21 @@ def pcg(system, b, x, free, max_iterations, tolerance, penalty=None):
     work = _Work(x, free)
     n_bodies = len(system.node_ranges)
     iterations, residuals = [0] * n_bodies, [0.0] * n_bodies
-    for bodies, rows in _islands(system.node_ranges, penalty):
-        its, res = _island_pcg(system, bodies, penalty, rows, b, x, free, pinv, work, max_iterations, tolerance)
+    for bodies, blocks in _islands(system.node_ranges, penalty):
+        its, res = _island_pcg(system, bodies, penalty, blocks, b, x, free, pinv, work, max_iterations, tolerance)
         for body in bodies:
             iterations[body], residuals[body] = its, res
     return iterations, residuals
 
 
 def _islands(node_ranges, penalty):
-    """(bodies, penalty rows) of each group of bodies coupled by penalty rows (union–find over bodies)."""
+    """(bodies, penalty stencil blocks) of each group of bodies coupled by the penalty's blocks (union–find over
+    bodies)."""
     n_bodies = len(node_ranges)
+    if penalty is None or len(penalty.block_node) == 0:
+        return [([i], None) for i in range(n_bodies)]
+    if n_bodies == 1:
+        return [([0], np.arange(len(penalty.block_node)))]
     parent = list(range(n_bodies))
 
     def root(i):
@@ -77,18 +82,17 @@ def _islands(node_ranges, penalty):
             i = parent[i]
         return i
 
-    if penalty is None or len(penalty) == 0:
-        return [([i], None) for i in range(n_bodies)]
+    node = penalty.block_node
     starts = np.array([a for a, _ in node_ranges])
-    body_of = np.searchsorted(starts, np.maximum(penalty.node, 0), side="right") - 1
-    body_of[penalty.node < 0] = -1
+    body_of = np.searchsorted(starts, np.maximum(node, 0), side="right") - 1
+    body_of[node < 0] = -1
     first = body_of[:, 0]
     for a, b in set(zip(first.tolist(), body_of.max(axis=1).tolist())):
         if a != b:
             parent[root(a)] = root(b)
     roots = np.array([root(i) for i in range(n_bodies)])
-    row_root = roots[first]
-    return [(list(np.flatnonzero(roots == r)), np.ascontiguousarray(np.flatnonzero(row_root == r)))
+    block_root = roots[first]
+    return [(list(np.flatnonzero(roots == r)), np.ascontiguousarray(np.flatnonzero(block_root == r)))
             for r in np.unique(roots)]
 
 
@@ -100,7 +104,7 @@ class _Work:
         self.ones = np.ones_like(free)
 
 
-def _island_pcg(system, bodies, penalty, penalty_rows, b_all, x_all, free_all, pinv_all, work, max_iterations,
+def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all, pinv_all, work, max_iterations,
                 tolerance):
     """PCG on the rows of one island: a single body's rows as views, or all rows with the other bodies masked."""
     if len(bodies) == 1:
@@ -119,8 +123,8 @@ def _island_pcg(system, bodies, penalty, penalty_rows, b_all, x_all, free_all, p
         acc = 0.0
         for body in bodies:
             acc += system.apply(vec, out, filt, body)
-        if penalty_rows is not None and len(penalty_rows):
-            acc += penalty.product(vec, out, filt, penalty_rows)
+        if penalty_blocks is not None and len(penalty_blocks):
+            acc += penalty.product(vec, out, filt, penalty_blocks)
         return acc
 
     apply(x_all, work.ap, work.ones)
