@@ -96,8 +96,9 @@ def correction_report(point, node, coef, normal, gap, move, x0, v, dt, lam_n, la
 
 @njit(cache=True)
 def set_side_hints(side_hint, hinted, pen_point, pen_normal, pen_tangent, point, normal):
-    """Clear the side hints of the points `hinted`; set those of the points held by normal penalty rows alone to
-    their normal, then every row's point to its row's normal (the last row of a point wins)."""
+    """Clear the side hints of the points `hinted`; set those of the normal penalty rows' points to the rows'
+    normals (a point held by its penalty rows alone keeps its side of a two-sided surface), then those of the
+    correction rows' points to theirs (a point's last row wins)."""
     for p in hinted:
         side_hint[p] = 0.0
     for r in range(pen_point.shape[0]):
