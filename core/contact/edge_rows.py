@@ -173,10 +173,17 @@ def _held_on_one_plane(points, collider, vertex_rows):
     return np.any(oka[:, :, None] & okb[:, None, :] & (cos > PLANE_COS), axis=(1, 2))
 
 
+@njit(cache=True)
 def contact_positions(point, node, coef, x0, v, dt, num_render_points):
     """Where the rows' body points (a render point, or an edge's contact point) are at the end of the motion
     x0 + dt v: their stencil's body side (4 nodes; an edge row's 8), as the stage reports contacts."""
-    width = np.where(point >= num_render_points, EDGE_STENCIL, 4)
-    take = (np.arange(node.shape[1])[None, :] < width[:, None]) & (node >= 0)
-    j = np.maximum(node, 0)
-    return np.einsum("cs,csd->cd", np.where(take, coef, 0.0), x0[j] + dt * v[j])
+    nc = node.shape[0]
+    out = np.zeros((nc, 3))
+    for c in range(nc):
+        width = min(EDGE_STENCIL if point[c] >= num_render_points else 4, node.shape[1])
+        for s in range(width):
+            j = node[c, s]
+            if j >= 0:
+                for d in range(3):
+                    out[c, d] += coef[c, s] * (x0[j, d] + dt * v[j, d])
+    return out

@@ -26,7 +26,7 @@ class FrictionMemory:
         self.pair_rel = np.zeros((num_points, 3))
         self.pair_other = np.full(num_points, -1, np.int64)
         self._touched = np.zeros(0, np.int64)         # the points holding state (cleared by the next update)
-        self._slot = np.full(num_points, -1, np.int64)   # scratch: a point's index among a step's points
+        self.slot = np.full(num_points, -1, np.int64)   # scratch: a point's index in a step's list (−1 outside kernels)
 
     def update(self, point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights):
         """Record the step's contacts (rows: point, impulse N·s on the body, normal, μ, stencil node/coef,
@@ -42,7 +42,7 @@ class FrictionMemory:
             self.pair_coef = np.zeros((len(self.mode), node.shape[1]))
         self._touched = _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes,
                                 point_weights, self.mode, self.slide, self.anchor, self.normal_force, self.pair_node,
-                                self.pair_coef, self.pair_rel, self.pair_other, self._touched, self._slot)
+                                self.pair_coef, self.pair_rel, self.pair_other, self._touched, self.slot)
 
     def friction_rows(self, x0, v, mass_share, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
         """The normal penalty rows plus friction rows for the points that touched last step, so the whole body
@@ -58,7 +58,7 @@ class FrictionMemory:
         the correction."""
         src, new_node, new_coef, direction, rr, kk, cc = _friction_rows(
             node, coef, normal, kappa, point, collider, other, move, mu, x0, v, mass_share, dt, self.mode, self.anchor,
-            self.slide, self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self._slot)
+            self.slide, self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self.slot)
         n = len(r0)
         tangent = np.zeros(n + len(src), np.bool_)
         tangent[n:] = True
@@ -195,8 +195,11 @@ def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, poin
     for r in range(k):
         p = pts[r]
         lam_n = total[r, 0] * normal_p[r, 0] + total[r, 1] * normal_p[r, 1] + total[r, 2] * normal_p[r, 2]
-        pull = total[r] - lam_n * normal_p[r]      # the friction impulse
-        lam_t = math.sqrt(pull[0] ** 2 + pull[1] ** 2 + pull[2] ** 2)
+        # the friction impulse, in scalars (small arrays per point: 112 us against 80 us a step on the bunny)
+        px = total[r, 0] - lam_n * normal_p[r, 0]
+        py = total[r, 1] - lam_n * normal_p[r, 1]
+        pz = total[r, 2] - lam_n * normal_p[r, 2]
+        lam_t = math.sqrt(px ** 2 + py ** 2 + pz ** 2)
         speed = math.sqrt(rel[r, 0] ** 2 + rel[r, 1] ** 2 + rel[r, 2] ** 2)
         was = mode[p]
         inside = lam_t <= mu_p[r] * lam_n
@@ -208,13 +211,16 @@ def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, poin
             stick = inside and speed <= STOPPED_SPEED
         # a sliding point slides along its velocity; a stuck point that broke loose, against its springs' pull
         if was == STICK or speed <= STOPPED_SPEED:
-            direction = -pull / lam_t if lam_t > 0.0 else np.zeros(3)
+            if lam_t > 0.0:
+                dx, dy, dz = -px / lam_t, -py / lam_t, -pz / lam_t
+            else:
+                dx = dy = dz = 0.0
         else:
-            direction = rel[r] / speed
+            dx, dy, dz = rel[r, 0] / speed, rel[r, 1] / speed, rel[r, 2] / speed
         m = NONE
         if lam_n > 0.0:
             m = STICK if stick else SLIP
-        if m == SLIP and direction[0] == 0.0 and direction[1] == 0.0 and direction[2] == 0.0:
+        if m == SLIP and dx == 0.0 and dy == 0.0 and dz == 0.0:
             m = NONE
         if p >= point_nodes.shape[0]:   # a render edge's contact keeps no friction state (core.contact.edge_rows)
             m = NONE
@@ -238,7 +244,7 @@ def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, poin
                             pair_rel[p, d] += coef[c, s] * (x0[j, d] + dt * v[j, d])
         new_mode[r] = m
         if m == SLIP:
-            new_slide[r] = direction
+            new_slide[r, 0], new_slide[r, 1], new_slide[r, 2] = dx, dy, dz
         new_force[r] = max(lam_n, 0.0) / dt
     for p in touched:
         mode[p] = NONE

@@ -14,44 +14,41 @@ POWER_WARM_ITERATIONS = 3  # on a grown working set, warm-started from the last 
 
 
 @njit(cache=True)
-def _incidence(stencil_node, num_nodes):
-    """CSR lists node -> flat stencil entries (c*S + s)."""
-    nc, S = stencil_node.shape
-    ptr = np.zeros(num_nodes + 1, np.int64)
-    for c in range(nc):
-        for s in range(S):
-            j = stencil_node[c, s]
-            if j >= 0:
-                ptr[j + 1] += 1
-    for j in range(num_nodes):
-        ptr[j + 1] += ptr[j]
-    fill = ptr[:-1].copy()
-    entries = np.empty(ptr[-1], np.int64)
-    for c in range(nc):
-        for s in range(S):
-            j = stencil_node[c, s]
-            if j >= 0:
-                entries[fill[j]] = c * S + s
-                fill[j] += 1
-    return ptr, entries
+def _touched_nodes(stencil_node, num_nodes):
+    """The nodes the rows' stencils reach, ascending."""
+    seen = np.zeros(num_nodes, np.bool_)
+    for j in stencil_node.ravel():
+        if j >= 0:
+            seen[j] = True
+    return np.flatnonzero(seen)
 
 
 @njit(cache=True)
-def _node_velocity(y, frames, scale, stencil_coef, inv_mass, ptr, entries, dv):
-    """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y."""
-    S = stencil_coef.shape[1]
-    for j in range(dv.shape[0]):
-        gx = gy = gz = 0.0
-        for e in range(ptr[j], ptr[j + 1]):
-            c = entries[e] // S
-            a = stencil_coef[c, entries[e] % S] * scale[c]
-            for d in range(3):
-                gx += a * y[3 * c + d] * frames[c, d, 0]
-                gy += a * y[3 * c + d] * frames[c, d, 1]
-                gz += a * y[3 * c + d] * frames[c, d, 2]
-        dv[j, 0] = inv_mass[j] * gx
-        dv[j, 1] = inv_mass[j] * gy
-        dv[j, 2] = inv_mass[j] * gz
+def _node_velocity(y, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv):
+    """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y, written
+    for the rows' nodes `nodes` only (a scatter over the rows: no latency chain through one node's sum). Rows
+    without impulse are skipped: the ±0 they would add leaves every sum as it is (each starts at +0), and in
+    MPRGP most are (a search direction lives on the free variables)."""
+    nc, S = stencil_node.shape
+    for j in nodes:
+        dv[j] = 0.0
+    for c in range(nc):
+        if y[3 * c] == 0.0 and y[3 * c + 1] == 0.0 and y[3 * c + 2] == 0.0:
+            continue
+        for s in range(S):
+            j = stencil_node[c, s]
+            if j >= 0:
+                a = stencil_coef[c, s] * scale[c]
+                gx, gy, gz = dv[j, 0], dv[j, 1], dv[j, 2]
+                for d in range(3):
+                    t = a * y[3 * c + d]
+                    gx += t * frames[c, d, 0]
+                    gy += t * frames[c, d, 1]
+                    gz += t * frames[c, d, 2]
+                dv[j, 0], dv[j, 1], dv[j, 2] = gx, gy, gz
+    for j in nodes:
+        for d in range(3):
+            dv[j, d] = inv_mass[j] * dv[j, d]
 
 
 @njit(cache=True)
@@ -72,8 +69,9 @@ def _contact_velocity(vel, frames, scale, stencil_node, stencil_coef, out):
 
 
 @njit(cache=True)
-def _matvec(y, frames, scale, node, coef, inv_mass, ptr, entries, dv, out):
-    _node_velocity(y, frames, scale, coef, inv_mass, ptr, entries, dv)
+def _matvec(y, frames, scale, node, coef, inv_mass, nodes, dv, out):
+    """out = A y (nodes: the rows' _touched_nodes; dv: scratch node velocities)."""
+    _node_velocity(y, frames, scale, node, coef, inv_mass, nodes, dv)
     _contact_velocity(dv, frames, scale, node, coef, out)
 
 
@@ -101,44 +99,56 @@ def _gradients(x, g, lo, hi, alpha, phi, beta):
 
 
 @njit(cache=True)
-def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iterations, tolerance, power, known):
-    """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
-    modified proportioning with reduced gradient projections (Dostál). Returns the iterations used."""
-    n = x.shape[0]
-    dv = np.zeros((inv_mass.shape[0], 3))
+def _over_tolerance(phi, beta, scale, tolerance):
+    """Whether some row's projected gradient |φ + β| (in velocity units) exceeds the tolerance."""
+    for i in range(phi.shape[0]):
+        if abs(phi[i] + beta[i]) / scale[i // 3] > tolerance:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _power_iterations(frames, scale, node, coef, inv_mass, nodes, power, known):
+    """‖A‖ by power iteration, for the expansion step length 1.9/‖A‖: `power` holds the last working set's
+    iterate (a warm start: the working set only grows, so ‖A‖ does too, and known[0], the largest estimate so
+    far, is a lower bound). Updates power and known; False (nothing updated) if A maps the iterate to 0."""
+    n = power.shape[0]
+    dv = np.empty((inv_mass.shape[0], 3))
     Ap = np.zeros(n)
-    # ‖A‖ by power iteration: the expansion step length is 1.9/‖A‖. `power` holds the last working set's
-    # iterate (a warm start: the working set only grows, so ‖A‖ does too, and `known` is a lower bound)
     p = power.copy()
     norm = 1.0
     for _ in range(POWER_ITERATIONS if known[0] == 0.0 else POWER_WARM_ITERATIONS):
-        _matvec(p, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+        _matvec(p, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
         norm = math.sqrt(np.dot(Ap, Ap))
         if norm <= 0.0:
-            return 0
-        p = Ap / norm
+            return False
+        for i in range(n):
+            p[i] = Ap[i] / norm
     power[:] = p
-    norm = max(norm, known[0])
-    known[0] = norm
-    alpha = 1.9 / (1.05 * norm)
-    x[:] = np.minimum(np.maximum(x, lo), hi)
-    g = np.zeros(n)
-    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
-    g -= b
+    known[0] = max(norm, known[0])
+    return True
+
+
+@njit(cache=True)
+def _mprgp(x, g, b, lo, hi, alpha, frames, scale, node, coef, inv_mass, nodes, iterations, tolerance):
+    """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
+    modified proportioning with reduced gradient projections (Dostál), from x within the bounds and its
+    gradient g = Ax − b, with the expansion step length alpha. Returns the iterations used."""
+    n = x.shape[0]
+    dv = np.empty((inv_mass.shape[0], 3))
+    Ap = np.zeros(n)
+    p = np.empty(n)
     phi = np.zeros(n)
     beta = np.zeros(n)
     red = _gradients(x, g, lo, hi, alpha, phi, beta)
-    p = phi.copy()
+    p[:] = phi
     it = 0
     while it < iterations:
-        res = 0.0
-        for i in range(n):
-            res = max(res, abs(phi[i] + beta[i]) / scale[i // 3])
-        if res <= tolerance:
+        if not _over_tolerance(phi, beta, scale, tolerance):
             break
         it += 1
         if np.dot(beta, beta) <= red:
-            _matvec(p, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+            _matvec(p, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
             pAp = np.dot(p, Ap)
             if pAp <= 0.0:
                 break
@@ -150,51 +160,78 @@ def _mprgp(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, iter
                 elif p[i] < 0.0:
                     af = min(af, (x[i] - hi[i]) / p[i])
             if acg <= af:  # conjugate gradient step
-                x -= acg * p
-                g -= acg * Ap
+                for i in range(n):
+                    x[i] -= acg * p[i]
+                    g[i] -= acg * Ap[i]
                 red = _gradients(x, g, lo, hi, alpha, phi, beta)
                 gamma = np.dot(phi, Ap) / pAp
-                p = phi - gamma * p
+                for i in range(n):
+                    p[i] = phi[i] - gamma * p[i]
             else:          # expansion step: to the bound, then a projected gradient step on the free set
-                x -= af * p
-                g -= af * Ap
+                for i in range(n):
+                    x[i] -= af * p[i]
+                    g[i] -= af * Ap[i]
                 _gradients(x, g, lo, hi, alpha, phi, beta)
-                x[:] = np.minimum(np.maximum(x - alpha * phi, lo), hi)
-                _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
-                g -= b
+                for i in range(n):
+                    x[i] = np.minimum(np.maximum(x[i] - alpha * phi[i], lo[i]), hi[i])
+                _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
+                for i in range(n):
+                    g[i] -= b[i]
                 red = _gradients(x, g, lo, hi, alpha, phi, beta)
-                p = phi.copy()
+                p[:] = phi
         else:              # proportioning step: release constraints whose multipliers pull the wrong way
-            _matvec(beta, frames, scale, node, coef, inv_mass, ptr, entries, dv, Ap)
+            _matvec(beta, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
             bAb = np.dot(beta, Ap)
             if bAb <= 0.0:
                 break
             a = np.dot(g, beta) / bAb
-            x -= a * beta
-            g -= a * Ap
+            for i in range(n):
+                x[i] -= a * beta[i]
+                g[i] -= a * Ap[i]
             red = _gradients(x, g, lo, hi, alpha, phi, beta)
-            p = phi.copy()
+            p[:] = phi
     return it
 
 
 @njit(cache=True)
-def _groups(node, normal, mu):
+def _groups(node, normal, mu, nodes, num_nodes):
     """Group id per row (and the number of groups): rows with the same stencil nodes in the same order, the
-    same μ and normals within GROUP_COS. A group's rows are nearly redundant: many render points in one tet."""
+    same μ and normals within GROUP_COS. A group's rows are nearly redundant: many render points in one tet.
+    Each row joins the group of the first earlier row of its stencil it matches. nodes: the rows' nodes."""
     nc, S = node.shape
-    key = np.empty(nc, np.int64)
+    # the rows by stencil, rows of one stencil in ascending order: a stable counting sort per stencil entry,
+    # on the nodes' ranks among `nodes` (−1 first)
+    rank = np.empty(num_nodes, np.int64)
+    for k in range(nodes.shape[0]):
+        rank[nodes[k]] = k
+    digit = np.empty((nc, S), np.int64)
     for c in range(nc):
-        h = np.int64(1469598103934665603)
         for s in range(S):
-            h = (h ^ (node[c, s] + 1)) * np.int64(1099511628211)   # FNV-1a over the node ids (wraps)
-        key[c] = h
-    order = np.argsort(key, kind="mergesort")
+            digit[c, s] = rank[node[c, s]] + 1 if node[c, s] >= 0 else 0
+    order = np.arange(nc)
+    swap = np.empty(nc, np.int64)
+    count = np.empty(nodes.shape[0] + 2, np.int64)
+    for s in range(S - 1, -1, -1):
+        count[:] = 0
+        for c in order:
+            count[digit[c, s] + 1] += 1
+        for k in range(1, count.shape[0]):
+            count[k] += count[k - 1]
+        for c in order:
+            swap[count[digit[c, s]]] = c
+            count[digit[c, s]] += 1
+        order, swap = swap, order
     group = np.full(nc, -1, np.int64)
     ng = 0
     i = 0
     while i < nc:
-        j = i
-        while j < nc and key[order[j]] == key[order[i]]:
+        j = i + 1
+        while j < nc:
+            same = True
+            for s in range(S):
+                same = same and node[order[j], s] == node[order[i], s]
+            if not same:
+                break
             j += 1
         for a in range(i, j):
             c = order[a]
@@ -203,13 +240,8 @@ def _groups(node, normal, mu):
             group[c] = ng
             for e in range(a + 1, j):
                 d = order[e]
-                if group[d] >= 0 or mu[d] != mu[c]:
-                    continue
-                same = normal[c, 0] * normal[d, 0] + normal[c, 1] * normal[d, 1] + normal[c, 2] * normal[d, 2] \
-                    >= GROUP_COS
-                for s in range(S):
-                    same = same and node[c, s] == node[d, s]
-                if same:
+                if group[d] < 0 and mu[d] == mu[c] and normal[c, 0] * normal[d, 0] + normal[c, 1] * normal[d, 1] \
+                        + normal[c, 2] * normal[d, 2] >= GROUP_COS:
                     group[d] = ng
             ng += 1
         i = j
@@ -264,55 +296,94 @@ def _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, use_normal, lo, 
 
 
 @njit(cache=True)
-def _solve_rows(rows, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterations, tolerance, power, known):
-    """MPRGP on the working rows only (x updated in place for them); returns the iterations used."""
+def _row_arrays(rows, frames, scale, node, coef, num_nodes):
+    """The working rows' frames, scales, stencils and the nodes those reach."""
     m = rows.shape[0]
     S = node.shape[1]
-    xs = np.empty(3 * m)
-    bs = np.empty(3 * m)
-    los = np.empty(3 * m)
-    his = np.empty(3 * m)
     fs = np.empty((m, 3, 3))
     ss = np.empty(m)
     ns = np.empty((m, S), np.int64)
     cs = np.empty((m, S))
     for i in range(m):
         c = rows[i]
-        for d in range(3):
-            xs[3 * i + d] = x[3 * c + d]
-            bs[3 * i + d] = b[3 * c + d]
-            los[3 * i + d] = lo[3 * c + d]
-            his[3 * i + d] = hi[3 * c + d]
         fs[i] = frames[c]
         ss[i] = scale[c]
         ns[i] = node[c]
         cs[i] = coef[c]
-    ptr, entries = _incidence(ns, inv_mass.shape[0])
+    return fs, ss, ns, cs, _touched_nodes(ns, num_nodes)
+
+
+@njit(cache=True)
+def _power_rows(rows, fs, ss, ns, cs, nodes, inv_mass, power, known):
+    """_power_iterations on the rows `rows` (their _row_arrays fs, ss, ns, cs, nodes; their entries of power
+    updated in place)."""
+    m = rows.shape[0]
     ps = np.empty(3 * m)
     for i in range(m):
         for d in range(3):
             ps[3 * i + d] = power[3 * rows[i] + d]
-    it = _mprgp(xs, bs, los, his, fs, ss, ns, cs, inv_mass, ptr, entries, iterations, tolerance, ps, known)
+    if not _power_iterations(fs, ss, ns, cs, inv_mass, nodes, ps, known):
+        return False
     for i in range(m):
         for d in range(3):
             power[3 * rows[i] + d] = ps[3 * i + d]
-    for i in range(m):
-        for d in range(3):
-            x[3 * rows[i] + d] = xs[3 * i + d]
-    return it
+    return True
 
 
 @njit(cache=True)
-def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entries, group, ng, tolerance,
+def _solve_rows(rows, owed, x, b, lo, hi, frames, scale, node, coef, inv_mass, iterations, tolerance, power, known):
+    """MPRGP on the working rows only (x updated in place for them). Returns the iterations used and the rows
+    whose power iterations are owed: when the working rows meet the tolerance as they stand, the solve needs
+    no step length and its power iterations are put off until the next solve, which runs them first on those
+    rows (`owed`): the same ‖A‖ estimates as running them at once, skipped when no solve follows."""
+    m = rows.shape[0]
+    xs = np.empty(3 * m)
+    bs = np.empty(3 * m)
+    los = np.empty(3 * m)
+    his = np.empty(3 * m)
+    clipped = False
+    for i in range(m):
+        c = rows[i]
+        for d in range(3):
+            xs[3 * i + d] = np.minimum(np.maximum(x[3 * c + d], lo[3 * c + d]), hi[3 * c + d])
+            clipped = clipped or xs[3 * i + d] != x[3 * c + d]
+            bs[3 * i + d] = b[3 * c + d]
+            los[3 * i + d] = lo[3 * c + d]
+            his[3 * i + d] = hi[3 * c + d]
+    fs, ss, ns, cs, nodes = _row_arrays(rows, frames, scale, node, coef, inv_mass.shape[0])
+    g = np.empty(3 * m)
+    _matvec(xs, fs, ss, ns, cs, inv_mass, nodes, np.empty((inv_mass.shape[0], 3)), g)
+    g -= bs
+    phi = np.zeros(3 * m)
+    beta = np.zeros(3 * m)
+    _gradients(xs, g, los, his, 1.0, phi, beta)   # φ and β do not depend on the step length
+    none = np.empty(0, np.int64)
+    if owed.shape[0] == 0 and not clipped and not _over_tolerance(phi, beta, ss, tolerance):
+        return 0, rows
+    if owed.shape[0] > 0:
+        fo, so, no, co, nodes_o = _row_arrays(owed, frames, scale, node, coef, inv_mass.shape[0])
+        _power_rows(owed, fo, so, no, co, nodes_o, inv_mass, power, known)
+    if not _power_rows(rows, fs, ss, ns, cs, nodes, inv_mass, power, known):
+        return 0, none   # A maps the power iterate to 0: x is left as it was
+    it = _mprgp(xs, g, bs, los, his, 1.9 / (1.05 * known[0]), fs, ss, ns, cs, inv_mass, nodes, iterations,
+                tolerance)
+    for i in range(m):
+        for d in range(3):
+            x[3 * rows[i] + d] = xs[3 * i + d]
+    return it, none
+
+
+@njit(cache=True)
+def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, group, ng, tolerance,
                   tangential, limit, in_w):
     """Check every row against the impulses of the working rows; add to the working set, per group, up to
     `limit` rows that miss their target by more than the tolerance (normal velocity below its minimum; with
     `tangential`, a tangential velocity left on a row whose group still sticks: none of its working rows at a
     friction bound). Returns how many rows were added."""
     nc = scale.shape[0]
-    dv = np.zeros((inv_mass.shape[0], 3))
-    g = np.zeros(3 * nc)
-    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+    dv = np.empty((inv_mass.shape[0], 3))
+    g = np.empty(3 * nc)
+    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
     g -= b
     slipping = np.zeros(ng, np.bool_)
     if tangential:
@@ -330,11 +401,19 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entrie
         if tangential and not slipping[group[c]]:
             e = max(e, math.sqrt(g[3 * c + 1] ** 2 + g[3 * c + 2] ** 2) / scale[c])
         miss[c] = e
+    late = np.flatnonzero(miss > tolerance)
+    if late.shape[0] == 0:
+        return 0
+    # the most violated first: sorting only those gives the order of np.argsort(-miss) unless two tie
+    by = np.argsort(-miss[late])
+    order = late[by]
+    for a in range(1, order.shape[0]):
+        if miss[order[a]] == miss[order[a - 1]]:
+            order = np.argsort(-miss)[:late.shape[0]]
+            break
     added = 0
     taken = np.zeros(ng, np.int64)
-    for c in np.argsort(-miss):
-        if miss[c] <= tolerance:
-            break
+    for c in order:
         if taken[group[c]] < limit:
             taken[group[c]] += 1
             in_w[c] = True
@@ -343,7 +422,7 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, ptr, entrie
 
 
 @njit(cache=True)
-def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, ptr, entries, group, ng, in_w, mu, floor_impulse,
+def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, nodes, group, ng, in_w, mu, floor_impulse,
                      tolerance, lam_n, lam_t):
     """Report a group's impulses over all its rows, not only its working rows: the normal impulse shared
     equally by the rows whose constraint is active (within the tolerance), the friction impulse in
@@ -358,7 +437,7 @@ def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, ptr, entries, gr
         return
     dv = np.zeros((inv_mass.shape[0], 3))
     g = np.zeros(3 * nc)
-    _matvec(x, frames, scale, node, coef, inv_mass, ptr, entries, dv, g)
+    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
     g -= b
     active = np.zeros(nc, np.bool_)
     total_n = np.zeros(ng)
@@ -413,7 +492,6 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
     num_nodes = vel.shape[0]
     if nc == 0:
         return 0
-    ptr, entries = _incidence(stencil_node, num_nodes)
     scale = np.zeros(nc)
     frames = np.zeros((nc, 3, 3))
     b = np.zeros(3 * nc)
@@ -454,8 +532,9 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
         for d in range(3):
             ud = frames[c, d, 0] * ux + frames[c, d, 1] * uy + frames[c, d, 2] * uz
             b[3 * c + d] = scale[c] * (target[d] - ud)
+    nodes = _touched_nodes(stencil_node, num_nodes)
     floor_impulse = np.maximum(normal_floor, 0.0)
-    group, ng = _groups(stencil_node, normal, mu)
+    group, ng = _groups(stencil_node, normal, mu, nodes, num_nodes)
     in_w = np.zeros(nc, np.bool_)
     _initial_rows(group, ng, stencil_coef, b, scale, in_w)
     x = np.zeros(3 * nc)
@@ -467,18 +546,20 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             hi[3 * c] = np.inf
     power = np.ones(3 * nc)
     known = np.zeros(1)
+    owed = np.empty(0, np.int64)   # rows whose power iterations were put off (see _solve_rows)
     passes = FRICTION_PASSES if mu.max() > 0.0 else 1
     total = 0
     for p in range(passes):
         for r in range(ROUNDS):
             rows = np.flatnonzero(in_w)
             _bounds(rows, group, ng, mu, x, floor_impulse, scale, in_w, p > 0, lo, hi, floor)
-            total += _solve_rows(rows, x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass,
-                                 iterations, tolerance, power, known)
+            it, owed = _solve_rows(rows, owed, x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass,
+                                   iterations, tolerance, power, known)
+            total += it
             if r == ROUNDS - 1:
                 break
             limit = ADD_PER_ROUND if r < ROUNDS - 2 else nc
-            if _add_violated(x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries,
+            if _add_violated(x, b, lo, hi, frames, scale, stencil_node, stencil_coef, inv_mass, nodes,
                              group, ng, tolerance, p == passes - 1, limit, in_w) == 0:
                 break
     # the tangential impulse within the isotropic cone |λt| ≤ μ (λn + floor)
@@ -490,12 +571,12 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             x[3 * c + 1] = t1 * cap / tl
             x[3 * c + 2] = t2 * cap / tl
     dv = np.zeros((num_nodes, 3))
-    _node_velocity(x, frames, scale, stencil_coef, inv_mass, ptr, entries, dv)
+    _node_velocity(x, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv)
     vel += dv
     for c in range(nc):
         lam_n[c] = scale[c] * x[3 * c]
         for k in range(3):
             lam_t[c, k] = scale[c] * (x[3 * c + 1] * frames[c, 1, k] + x[3 * c + 2] * frames[c, 2, k])
-    _share_in_groups(x, b, frames, scale, stencil_node, stencil_coef, inv_mass, ptr, entries, group, ng, in_w,
+    _share_in_groups(x, b, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, group, ng, in_w,
                      mu, floor_impulse, tolerance, lam_n, lam_t)
     return total

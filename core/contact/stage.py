@@ -5,6 +5,7 @@ from ..errors import InvalidInputError
 from .broadphase import BodyTriangles, cell_paths, group_boxes, kept_points
 from .bvh import BVH, boxes_touch, cell_boxes
 from .colliders import Collider, ContactSettings
+from .correction import correction_report, correction_targets, set_side_hints
 from .detect import detect, triangle_normals, vertex_rows
 from .edge_rows import EDGE_STENCIL, ColliderEdges, collider_edge_rows, contact_positions
 from .edges import unique_edges
@@ -428,57 +429,32 @@ class ContactStage:
         invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, work, dt, frac0, frac1)
         lay = self._layout
-        mu = mu_combined = combined_friction(lay["mu"][point], mu_other)
-        # per-point sums over the points in contact only (compact ids: cp for the rows, pp for the penalty rows)
-        pen_point = penalty.point if penalty is not None else np.zeros(0, np.int64)
-        ids, inverse = np.unique(np.concatenate([point, pen_point]), return_inverse=True)
-        cp, pp = inverse[:len(point)], inverse[len(point):]
-        rows_of = np.bincount(cp, minlength=len(ids))
-        allowed = gap.copy()
-        floor = np.zeros(len(point))
-        pen_t = np.zeros((len(ids), 3))   # each point's tangential penalty impulse
-        extra = None
-        held = np.zeros(len(ids), bool)
+        mu = combined_friction(lay["mu"][point], mu_other)
         if penalty is not None:
-            # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
-            # surface, where they carry its weight; pushing it out in velocity kicks the light cage nodes around
-            # it through their tets (measured: 3 tets inverted in most steps of a Suzanne resting on a floor)
-            held[pp] = True
-            allowed[held[cp]] += self.settings.slop
-            # each point's penalty impulses are shared by its correction rows; points the correction no longer
-            # sees (pushed clear by the penalty) are reported on their own
-            nrm = ~penalty.tangent
-            floor = np.bincount(pp[nrm], weights=penalty_impulse[nrm], minlength=len(ids))[cp] / rows_of[cp]
-            for d in range(3):
-                pen_t[:, d] = np.bincount(pp[~nrm], minlength=len(ids),
-                                          weights=penalty_impulse[~nrm] * penalty.normal[~nrm, d])
-            alone = (rows_of[pp] == 0) & (penalty_impulse != 0.0)
-            extra = penalty, alone
-            # points with friction rows had their friction in the implicit solve
-            ruled = np.zeros(len(ids), bool)
-            ruled[pp[~nrm]] = True
-            mu = np.where(ruled[cp], 0.0, mu)
-        vmin = np.where(allowed >= 0.0, -allowed / dt, 0.0)
+            pen = penalty.point, penalty_impulse, penalty.tangent, penalty.normal
+        else:
+            pen = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.bool_), np.zeros((0, 3))
+        # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
+        # surface, where they carry its weight; pushing it out in velocity kicks the light cage nodes around
+        # it through their tets (measured: 3 tets inverted in most steps of a Suzanne resting on a floor).
+        # Each point's penalty impulses are shared by its correction rows; points the correction no longer
+        # sees (pushed clear by the penalty) are reported on their own (`alone`).
+        ids, vmin, floor, mu_solve, share, held, alone = correction_targets(
+            point, gap, mu, *pen, self.settings.slop, dt, self._memory.slot)
         lam_n = np.zeros(len(point))
         lam_t = np.zeros((len(point), 3))
-        iters = solve_contacts(work, invm, node, coef, normal, vmin, mu, floor, np.ascontiguousarray(move / dt),
+        iters = solve_contacts(work, invm, node, coef, normal, vmin, mu_solve, floor, np.ascontiguousarray(move / dt),
                                self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
-        impulse = (lam_n + floor)[:, None] * normal + lam_t + pen_t[cp] / rows_of[cp, None]
         # does any point its penalty rows did not hold end the step inside (what post-stabilisation is for)?
-        moved = np.einsum("cs,csd->cd", coef, work[np.maximum(node, 0)] * (node >= 0)[:, :, None]) * dt - move
-        inside = gap + np.einsum("cd,cd->c", normal, moved) < -self.settings.tolerance * dt
-        inside &= ~held[cp]
-        self.penetrating = bool(inside.any())
-        self._memory.update(point, impulse, normal, mu_combined, node, coef, move, other, x0, work, dt, lay["nodes"],
+        impulse, ends, self.penetrating = correction_report(
+            point, node, coef, normal, gap, move, x0, work, dt, lam_n, lam_t, floor, share, held,
+            -self.settings.tolerance * dt, len(lay["nodes"]))
+        self._memory.update(point, impulse, normal, mu, node, coef, move, other, x0, work, dt, lay["nodes"],
                             lay["weights"])
         if work is not v:
             v[...] = work
-        self._side_hint[self._hinted] = 0.0
+        set_side_hints(self._side_hint, self._hinted, pen[0], pen[3], pen[2], point, normal)
         self._hinted = ids
-        if penalty is not None:   # a point held by its penalty rows alone keeps its side of a two-sided surface
-            nrm = ~penalty.tangent
-            self._side_hint[penalty.point[nrm]] = penalty.normal[nrm]
-        self._side_hint[point] = normal
         if self._sides_pending:   # a point found near the surface on its chosen side goes on by its contacts
             npts = len(lay["nodes"])   # (render points; edges take no initial side)
             self._initial_side[point[(gap >= -2.0 * self.settings.slop) & (point < npts)]] = 0.0
@@ -486,10 +462,9 @@ class ContactStage:
             self._side_hint[:npts][waiting] = self._initial_side[waiting]
             self._hinted = np.union1d(self._hinted, np.flatnonzero(waiting))
             self._sides_pending = bool(self._initial_side.any())
-        ends = contact_positions(point, node, coef, x0, work, dt, len(lay["nodes"]))
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
-        if extra is not None and extra[1].any():
-            contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, *extra, penalty_impulse)
+        if alone.any():
+            contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, penalty, alone, penalty_impulse)
         self.contacts = contacts
         return iters
 
