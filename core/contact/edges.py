@@ -31,7 +31,7 @@ from ..geometry.meshinput import welded_triangles
 from ..jit import njit, prange
 from .bvh import BVH, STACK_SIZE, query_box
 from .colliders import closed_and_oriented, enclosed_volume
-from .detect import slot_for
+from .detect import slot_for, triangle_normal
 
 CANDIDATES = 1024   # other edges near a block of body edges (beyond: each edge queries the BVH itself)
 BLOCK = 32          # consecutive body edges tested first as one box
@@ -260,20 +260,6 @@ def segment_closest(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
 
 
 @njit(cache=True, inline="always")
-def _unit_normal(tris, f, v):
-    ia, ib, ic = tris[f, 0], tris[f, 1], tris[f, 2]
-    e0x, e0y, e0z = v[ib, 0] - v[ia, 0], v[ib, 1] - v[ia, 1], v[ib, 2] - v[ia, 2]
-    e1x, e1y, e1z = v[ic, 0] - v[ia, 0], v[ic, 1] - v[ia, 1], v[ic, 2] - v[ia, 2]
-    nx = e0y * e1z - e0z * e1y
-    ny = e0z * e1x - e0x * e1z
-    nz = e0x * e1y - e0y * e1x
-    n = math.sqrt(nx * nx + ny * ny + nz * nz)
-    if not n > 0.0:
-        return 0.0, 0.0, 0.0
-    return nx / n, ny / n, nz / n
-
-
-@njit(cache=True, inline="always")
 def _pair_offsets(s, t, p0, p1, ia, ib, v0, v1, ic, id_):
     """The body edge's point at s minus the other edge's point at t at the start of the step (3 values), and
     the change of that offset over the step (3 values)."""
@@ -449,8 +435,8 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                     n1x = n1y = n1z = n2x = n2y = n2z = 0.0
                     wedge = faces[o, 0] >= 0 and faces[o, 1] >= 0
                     if wedge:
-                        n1x, n1y, n1z = _unit_normal(tris, faces[o, 0], v0)
-                        n2x, n2y, n2z = _unit_normal(tris, faces[o, 1], v0)
+                        n1x, n1y, n1z, _ = triangle_normal(v0, tris, faces[o, 0])
+                        n2x, n2y, n2z, _ = triangle_normal(v0, tris, faces[o, 1])
                     dist = math.sqrt(ux * ux + uy * uy + uz * uz)
                     if dist > 1e-9 * math.sqrt(len1 + len2):
                         nx, ny, nz = ux / dist, uy / dist, uz / dist
