@@ -115,7 +115,6 @@ def instrument(softfem, timers):
     parts = [
         (core.World, "step", ": other (copies, checks)", new_step),
         (world_module, "backward_euler_step", ": FEM (Newton + CG)", timers.next_pass),
-        (core.World, "_held_reactions", ": held reactions", None),
         (stage.ContactStage, "predict", ": contact prediction (penalty rows)", None),
         (stage.ContactStage, "stabilize", ": contact other", lambda: "stabilisation"),
         (stage.ContactStage, "solve", ": contact other", None),
