@@ -21,11 +21,13 @@ from .surface import point_positions
 
 PLANE_COS = 0.9999   # two vertex rows with normals this close hold their points against one plane
 EDGE_STENCIL = 8     # the two points' 4 nodes each
+RESHAPE = 0.05       # a collider deformed (non-rigidly) by this many triangle heights has its feature edges found
+                     # again: a dihedral angle turns by ~2 × 0.05 rad (6°) at most before the sharp edges are updated
 
 
 class ColliderEdges:
     """The live colliders' feature edges, numbered over the stage's concatenated collider vertices and
-    triangles (found once, on the colliders' start positions): edges (F,2), faces (F,2) adjacent triangle
+    triangles (found on the colliders' start positions when built): edges (F,2), faces (F,2) adjacent triangle
     ids (−1: two-sided), thickness and collider index per edge, and their EdgeBVH."""
 
     def __init__(self, live):
@@ -44,6 +46,33 @@ class ColliderEdges:
         self.thickness = np.concatenate(thick)
         self.collider = np.concatenate(index)
         self.bvh = EdgeBVH(np.concatenate([c.start for c in live]), self.edges) if len(self.edges) else None
+        self._shapes = [c.start for c in live]   # collider positions are replaced, never edited in place
+        self._bend = [RESHAPE * _median_height(c.start, c.triangles) for c in live]
+
+    def reshaped(self, live):
+        """Whether a collider's shape changed since the features were found (not by a rigid motion: by more than
+        RESHAPE times its triangles' median height after the best rigid fit), so its sharp edges may have changed."""
+        for c, shape, bend in zip(live, self._shapes, self._bend):
+            if c.start is not shape and not np.array_equal(c.start, shape) and rigid_misfit(shape, c.start) > bend:
+                return True
+        return False
+
+
+def _median_height(v, triangles):
+    """The median over triangles of their smallest height (twice the area over the longest side)."""
+    p = v[triangles]
+    double_area = np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
+    longest = np.linalg.norm(p - np.roll(p, 1, axis=1), axis=2).max(axis=1)
+    return float(np.median(double_area / np.maximum(longest, 1e-300)))
+
+
+def rigid_misfit(a, b):
+    """The largest distance between points b (n,3) and points a (n,3) moved by their best rigid fit onto b (Kabsch)."""
+    ca, cb = a - a.mean(axis=0), b - b.mean(axis=0)
+    u, _, vt = np.linalg.svd(ca.T @ cb)
+    flip = np.sign(np.linalg.det(u @ vt))
+    rotation = u @ np.diag([1.0, 1.0, flip]) @ vt
+    return float(np.abs(ca @ rotation - cb).max())
 
 
 class EdgeRowSet:

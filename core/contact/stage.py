@@ -321,8 +321,8 @@ class ContactStage:
         self._collider_arrays()
         if not self.settings.edge_contacts or not self._collider_bvh:
             return []
-        if self._collider_edges is None:
-            self._collider_edges = ColliderEdges(self._live)
+        if self._collider_edges is None or self._collider_edges.reshaped(self._live):
+            self._collider_edges = ColliderEdges(self._live)   # a deforming collider's sharp edges change
         lay = self._layout
         return collider_edge_rows(lay, x0, v, dt, self._collider_positions(frac0), self._collider_positions(frac1),
                                   self._ctris, self._collider_edges, margin, self.settings.search_depth,

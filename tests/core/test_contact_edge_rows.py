@@ -7,6 +7,7 @@ import pytest
 
 import core
 from contact_scenes import box_surface
+from core.contact.edge_rows import rigid_misfit
 from core.contact.edges import unique_edges
 from core.geometry.obj import load_obj
 from test_contact_edges import brute_closest_many
@@ -24,27 +25,30 @@ def grill():
     return np.vstack([a, b]), np.concatenate([t, t + len(a)])
 
 
-def drop_cube_on_grill(edge_contacts, steps):
+def drop_cube_on_grill(edge_contacts, steps, collider=None, reshaped=None):
     """A 20 cm cube whose render surface is its 12 triangles (8 vertices, 10 cm off both bars), embedded in a
-    finer cage, dropped from 1 cm above the bars; returns the cage, the body and the world."""
+    finer cage, dropped from 1 cm above the bars (or onto `collider`, (vertices, triangles), moved to the
+    vertices `reshaped` over the first step if given); returns the cage, the body and the world."""
     cv, ct = box_surface((-0.1, -0.1, BAR_TOP + 0.01), (0.1, 0.1, BAR_TOP + 0.21))
     tm = core.tetrahedralize(cv, ct, resolution=6, mode="cage")
     tm.embedding.triangles = ct
     world = core.World()
     world.contact_settings.edge_contacts = edge_contacts
     body = world.add_body(tm, core.Material(youngs_modulus=1e5, poisson_ratio=0.4, density=500.0, friction=0.5))
-    world.add_collider(*grill(), friction=0.5)
+    c = world.add_collider(*(grill() if collider is None else collider), friction=0.5)
+    if reshaped is not None:
+        world.move_collider(c, reshaped)
     for _ in range(steps):
         world.step(1.0 / 96.0)
     return tm, body, world
 
 
-def depth_below_rims(points, edges):
+def depth_below_rims(points, edges, rims=RIMS):
     """How far each render edge passes below a bar's top edge where it crosses it (plane x = rim), by
     interpolating its two end points: (k,) for the k crossings (positive: below the bar's top)."""
     a, b = points[edges[:, 0]], points[edges[:, 1]]
     depths = []
-    for x in RIMS:
+    for x in rims:
         cross = (a[:, 0] - x) * (b[:, 0] - x) < 0.0
         s = (x - a[cross, 0]) / (b[cross, 0] - a[cross, 0])
         depths.append(BAR_TOP - (a[cross, 2] + s * (b[cross, 2] - a[cross, 2])))
@@ -70,6 +74,30 @@ def test_coarse_cube_rests_on_bars_between_its_vertices():
     # edge contacts are frictionless (core.contact.edge_rows): their forces lie along their normals
     along = np.einsum("ij,ij->i", c.forces, c.normals)
     assert np.allclose(c.forces, along[:, None] * c.normals, atol=1e-9 * np.abs(along).max())
+
+
+def sheet(peak):
+    """An open 1 m x 2 m sheet along y, its vertex rows at x = ±0.5, ±0.12, ±0.06, 0: flat at BAR_TOP − 0.03, the
+    rows at x = ±0.06 raised by `peak` (two ridges under the cube's bottom face, 10 cm inside its corners)."""
+    xs = np.array([-0.5, -0.12, -0.06, 0.0, 0.06, 0.12, 0.5])
+    z = BAR_TOP - 0.03 + np.where(np.abs(np.abs(xs) - 0.06) < 1e-9, peak, 0.0)
+    v = np.array([(x, y, h) for x, h in zip(xs, z) for y in (-1.0, 1.0)])
+    quads = [(2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1) for i in range(len(xs) - 1)]
+    t = np.array([tri for a, b, c, d in quads for tri in ((a, b, c), (a, c, d))])
+    return v, t
+
+
+def test_a_collider_deformed_into_ridges_gets_their_edges():
+    # flat when added: no sharp edge under the cube; raised into two ridges (53° turns) over the first step
+    flat, t = sheet(0.0)
+    tm, body, world = drop_cube_on_grill(True, 96, collider=(flat, t), reshaped=sheet(0.03)[0])
+    p = tm.embedding.positions(body.x)
+    edges = unique_edges(tm.embedding.triangles)
+    bottom = tm.embedding.positions(tm.nodes)[:, 2] < BAR_TOP + 0.02
+    depth = depth_below_rims(p, edges[bottom[edges].all(axis=1)], rims=(-0.06, 0.06))
+    assert len(depth) == 6           # the bottom face's two sides and diagonal cross each ridge
+    # with the flat sheet's edges kept the ridges cut 2 cm into the face, until its corners met the slopes
+    assert depth.max() < 0.003, f"render edges {depth.max() * 1e3:.1f} mm below a ridge"
 
 
 def test_without_edge_contacts_the_cube_falls_between_the_bars():
@@ -129,3 +157,11 @@ def test_an_edge_held_on_a_face_by_its_points_gets_no_edge_row_at_the_rim():
     assert len(c) == 9                      # the bottom face's nine nodes
     assert np.allclose(c.normals, [0.0, 0.0, 1.0])
     assert np.allclose(v[:, :2], 0.0)       # not pushed towards the rim
+
+
+def test_rigid_misfit_is_zero_for_a_rigid_motion_and_the_bend_for_a_bent_sheet():
+    flat, _ = sheet(0.0)
+    turned = flat @ (rotation(2, 50.0) @ rotation(0, 20.0)).T + (0.4, -2.0, 1.5)
+    assert rigid_misfit(flat, turned) < 1e-12
+    bent, _ = sheet(0.03)
+    assert 0.01 < rigid_misfit(flat, bent) < 0.03     # the 3 cm rise, less what a best rigid fit takes up
