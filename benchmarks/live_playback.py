@@ -30,14 +30,13 @@ WARMUP = 12   # frames played (and freed) before the timed pass; the bunny lands
 
 class Timers:
     """Seconds per named part, accumulated over one frame, by wrapping functions in place. A part's time
-    excludes the timed parts it calls; parts timed inside a solver phase (pass 1, contact pass, stabilisation)
-    are labelled with it."""
+    excludes the timed parts it calls; parts timed inside a solver phase (prediction, implicit solve with the
+    correction after it, stabilisation) are labelled with it."""
 
     def __init__(self):
         self.frame = collections.defaultdict(float)
         self.stack = []
         self.phase = None
-        self.passes = 0
 
     def wrap(self, owner, name, label, phase=None):
         """Replace owner.name by a timed copy adding its exclusive time to `label` (prefixed by the current
@@ -62,11 +61,6 @@ class Timers:
                 if self.stack:
                     self.stack[-1] += spent
         setattr(owner, name, timed)
-
-    def next_pass(self):
-        """Name of the next backward-Euler pass of a step (the World solves a step twice when in contact)."""
-        self.passes += 1
-        return "pass 1" if self.passes % 2 == 1 else "contact pass"
 
 
 def build_scene(softfem, substeps=None):
@@ -103,21 +97,18 @@ def build_scene(softfem, substeps=None):
 
 
 def instrument(softfem, timers):
-    """Time the solver's passes and contact parts and the add-on's parts (class/module attributes; parts the
+    """Time the solver's phases and contact parts and the add-on's parts (class/module attributes; parts the
     current core does not have are skipped, so the script follows the solver as it changes)."""
     core, addon = softfem.core, softfem.addon
     world_module = sys.modules[core.World.__module__]
     stage = sys.modules[core.World.__module__.rpartition(".")[0] + ".contact.stage"]
 
-    def new_step():
-        timers.passes = 0
-        return "step"
     parts = [
-        (core.World, "step", ": other (copies, checks)", new_step),
-        (world_module, "backward_euler_step", ": FEM (Newton + CG)", timers.next_pass),
-        (stage.ContactStage, "predict", ": contact prediction (penalty rows)", None),
+        (core.World, "step", ": other (copies, checks)", lambda: "step"),
+        (world_module, "backward_euler_step", ": FEM (Newton + CG)", lambda: "implicit solve"),
+        (stage.ContactStage, "predict", ": contact prediction (penalty rows)", lambda: "prediction"),
         (stage.ContactStage, "stabilize", ": contact other", lambda: "stabilisation"),
-        (stage.ContactStage, "solve", ": contact other", None),
+        (stage.ContactStage, "solve", ": contact correction other", None),
         (stage.ContactStage, "_gather", ": contact detection", None),
         (stage, "solve_contacts", ": contact response", None),
         (addon.session, "signature", "add-on: signature", None),
