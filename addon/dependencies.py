@@ -2,6 +2,7 @@
 import importlib
 import importlib.util
 import os
+import shutil
 
 # The extension's root package ("bl_ext.user_default.softfem" inside Blender); core is its subpackage.
 ROOT_PACKAGE = __package__.rpartition(".")[0]
@@ -9,6 +10,7 @@ _REQUIRED = ("numpy", "scipy", "numba")
 
 _core = None
 _load_error = None
+_own_cache = None   # numba's cache folder when the add-on chose it (not a developer's NUMBA_CACHE_DIR)
 
 
 def configure_numba_cache():
@@ -24,10 +26,21 @@ def configure_numba_cache():
     except (ValueError, AttributeError, KeyError):
         import tempfile
         base = os.path.join(tempfile.gettempdir(), "softfem")
+    global _own_cache
     folder = os.path.join(base, "numba_cache")
     os.makedirs(folder, exist_ok=True)
     os.environ["NUMBA_CACHE_DIR"] = folder
+    _own_cache = folder
     return folder
+
+
+def prune_stale_caches(folder, current):
+    """Delete the compiled kernels of other versions of core from numba's cache `folder` (core keeps each
+    version's in a subfolder softfem-<fingerprint>, `current` being this one's), so updates do not pile up."""
+    keep = os.path.basename(os.path.normpath(current))
+    for name in os.listdir(folder):
+        if name.startswith("softfem-") and name != keep:
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
 
 
 def missing_modules():
@@ -57,4 +70,10 @@ def load_core():
     except Exception as exc:  # an import error deep in numba/scipy must not escape as a traceback
         _load_error = f"SoftFEM's simulator could not be loaded: {type(exc).__name__}: {exc}".splitlines()[0]
         raise RuntimeError(_load_error) from None
+    if _own_cache is not None:
+        import numba
+        try:
+            prune_stale_caches(_own_cache, numba.config.CACHE_DIR)
+        except OSError:   # an unreadable cache folder costs disk space, nothing else
+            pass
     return _core

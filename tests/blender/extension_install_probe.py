@@ -141,7 +141,13 @@ def main(zip_path):
     result["numba_version"] = numba.__version__
     result["njit_41_plus_1"] = int(numba.njit(lambda a: a + 1)(41))
     result["numba_cache_dir"] = os.path.realpath(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else ""
-    core = importlib.import_module(MODULE + ".core")  # the packaged simulator, on the bundled wheels
+    stale = os.path.join(numba.config.CACHE_DIR, "softfem-0123456789abcdef")   # an earlier version's kernels
+    os.makedirs(stale, exist_ok=True)
+    open(os.path.join(stale, "kernel.nbi"), "w").close()
+    core = sys.modules[MODULE].addon.dependencies.load_core()  # the packaged simulator, on the bundled wheels
+    result["stale_kernels_left"] = os.path.exists(stale)
+    result["kernel_folders"] = sorted(os.listdir(result["numba_cache_dir"]))
+    result["core_kernel_folder"] = os.path.basename(numba.config.CACHE_DIR)
     unit_tet = core.TetMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 1, 2, 3]])
     result["core_file"] = os.path.realpath(core.__file__)
     result["core_unit_tet_volume"] = float(unit_tet.volumes()[0])

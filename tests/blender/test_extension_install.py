@@ -79,6 +79,12 @@ def test_numba_cache_goes_to_the_user_folder_not_the_installed_extension(probe):
     assert not under(probe["numba_cache_dir"], probe["extension_dir"])
 
 
+def test_loading_core_deletes_the_kernels_of_other_versions(probe):
+    assert not probe["stale_kernels_left"]
+    assert probe["kernel_folders"] == [probe["core_kernel_folder"]]    # this version's, kept
+    assert probe["core_kernel_folder"].startswith("softfem-")
+
+
 def test_every_operator_and_panel_class_is_registered(probe):
     classes = probe["classes_after_enable"]
     unregistered = [name for name, c in classes.items() if not c["registered"]]
