@@ -177,24 +177,14 @@ def _fold_diagonal(node, coef, k, pinv):
             if slot[j] < 0:
                 slot[j] = m
                 touched[m] = j
-                mat3.store(blocks, m, _inverse(mat3.load(pinv, j)))
+                mat3.store(blocks, m, mat3.inverse(mat3.load(pinv, j)))
                 m += 1
             a = coef[b, s] * coef[b, s]
             for q in range(3):
                 for t in range(3):
                     blocks[slot[j], q, t] += a * k[b, q, t]
     for i in range(m):
-        mat3.store(pinv, touched[i], _inverse(mat3.load(blocks, i)))
-
-
-@njit(cache=True)
-def _inverse(a):
-    """a⁻¹ of a row-major 9-tuple (zero unless det a > 0, as block_sparse.invert_diagonal)."""
-    d = mat3.det(a)
-    inv = 1.0 / d if d > 0.0 else 0.0
-    c = mat3.cofactor(a)
-    return (c[0] * inv, c[3] * inv, c[6] * inv, c[1] * inv, c[4] * inv, c[7] * inv, c[2] * inv, c[5] * inv,
-            c[8] * inv)
+        mat3.store(pinv, touched[i], mat3.inverse(mat3.load(blocks, i)))
 
 
 class ContactPenalty:

@@ -9,6 +9,7 @@ two threads write the same block. Block indices come from a pattern computed onc
 import numpy as np
 
 from ..jit import njit, prange
+from . import mat3
 
 
 class BlockPattern:
@@ -164,21 +165,6 @@ def product(row_ptr, col, data, p, free, out, n0, n1):
 
 @njit(parallel=True, cache=True)
 def invert_diagonal(data, diag, out):
-    """out[n] = inverse of the diagonal block of row n (zero if singular)."""
+    """out[n] = inverse of the diagonal block of row n (zero unless its determinant is positive)."""
     for n in prange(diag.shape[0]):
-        d = diag[n]
-        b00, b01, b02 = data[d, 0, 0], data[d, 0, 1], data[d, 0, 2]
-        b10, b11, b12 = data[d, 1, 0], data[d, 1, 1], data[d, 1, 2]
-        b20, b21, b22 = data[d, 2, 0], data[d, 2, 1], data[d, 2, 2]
-        c00, c01, c02 = b11 * b22 - b12 * b21, b12 * b20 - b10 * b22, b10 * b21 - b11 * b20
-        det = b00 * c00 + b01 * c01 + b02 * c02
-        inv = 1.0 / det if det > 0.0 else 0.0
-        out[n, 0, 0] = c00 * inv
-        out[n, 1, 0] = c01 * inv
-        out[n, 2, 0] = c02 * inv
-        out[n, 0, 1] = (b02 * b21 - b01 * b22) * inv
-        out[n, 1, 1] = (b00 * b22 - b02 * b20) * inv
-        out[n, 2, 1] = (b01 * b20 - b00 * b21) * inv
-        out[n, 0, 2] = (b01 * b12 - b02 * b11) * inv
-        out[n, 1, 2] = (b02 * b10 - b00 * b12) * inv
-        out[n, 2, 2] = (b00 * b11 - b01 * b10) * inv
+        mat3.store(out, n, mat3.inverse(mat3.load(data, diag[n])))

@@ -56,6 +56,16 @@ def cofactor(a):
 
 
 @njit(cache=True)
+def inverse(a):
+    """a⁻¹, zero unless det a > 0 (a singular or inverted block adds nothing to a preconditioner)."""
+    c = cofactor(a)
+    d = a[0] * c[0] + a[1] * c[1] + a[2] * c[2]
+    inv = 1.0 / d if d > 0.0 else 0.0
+    return (c[0] * inv, c[3] * inv, c[6] * inv, c[1] * inv, c[4] * inv, c[7] * inv, c[2] * inv, c[5] * inv,
+            c[8] * inv)
+
+
+@njit(cache=True)
 def frob2(a):
     s = 0.0
     for i in range(9):
