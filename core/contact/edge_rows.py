@@ -47,14 +47,18 @@ class ColliderEdges:
         self.collider = np.concatenate(index)
         self.bvh = EdgeBVH(np.concatenate([c.start for c in live]), self.edges) if len(self.edges) else None
         self._shapes = [c.start for c in live]   # collider positions are replaced, never edited in place
+        self._checked = list(self._shapes)       # the positions last found not reshaped (checked once per step)
         self._bend = [RESHAPE * _median_height(c.start, c.triangles) for c in live]
 
     def reshaped(self, live):
         """Whether a collider's shape changed since the features were found (not by a rigid motion: by more than
         RESHAPE times its triangles' median height after the best rigid fit), so its sharp edges may have changed."""
-        for c, shape, bend in zip(live, self._shapes, self._bend):
-            if c.start is not shape and not np.array_equal(c.start, shape) and rigid_misfit(shape, c.start) > bend:
+        for i, (c, shape, bend) in enumerate(zip(live, self._shapes, self._bend)):
+            if c.start is self._checked[i]:
+                continue
+            if not np.array_equal(c.start, shape) and rigid_misfit(shape, c.start) > bend:
                 return True
+            self._checked[i] = c.start
         return False
 
 
