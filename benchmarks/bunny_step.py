@@ -9,7 +9,6 @@ Usage: .venv/bin/python benchmarks/bunny_step.py [--settle 48] [--steps 96]
 """
 import argparse
 import collections
-import functools
 import os
 import sys
 import time
@@ -27,6 +26,7 @@ import core.world as world_module  # noqa: E402
 from core.contact.friction_memory import FrictionMemory  # noqa: E402
 from core.fem.force_model import ForceModel  # noqa: E402
 from core.geometry.obj import load_obj  # noqa: E402
+from part_timers import Timers  # noqa: E402
 
 BUNNY = os.path.join(ROOT, "..", "shared", "models", "stanford-bunny.obj")
 DT = 1.0 / 96.0
@@ -49,32 +49,7 @@ def bunny_world():
     return tm, world
 
 
-class Parts:
-    """Exclusive seconds per named part over one step, by wrapping functions in place."""
-
-    def __init__(self):
-        self.seconds = collections.defaultdict(float)
-        self.stack = []
-
-    def wrap(self, owner, name, label):
-        real = getattr(owner, name)
-
-        @functools.wraps(real)
-        def timed(*args, **kwargs):
-            t0 = time.perf_counter()
-            self.stack.append(0.0)
-            try:
-                return real(*args, **kwargs)
-            finally:
-                inner = self.stack.pop()
-                spent = time.perf_counter() - t0
-                self.seconds[label] += spent - inner
-                if self.stack:
-                    self.stack[-1] += spent
-        setattr(owner, name, timed)
-
-
-def instrument(parts):
+def instrument(timers):
     """Wrap the step's parts (those this version of core has)."""
     for owner, name, label in [
             (core.World, "_step", "world: other"),
@@ -95,7 +70,7 @@ def instrument(parts):
             (stage.ContactStage, "_gather", "contact detection (both)"),
             (stage.ContactStage, "_edge_rows", "contact detection: edge rows (both)")]:
         if hasattr(owner, name):
-            parts.wrap(owner, name, label)
+            timers.wrap(owner, name, label)
         else:
             print(f"(not timed: {name} does not exist in this version)")
 
@@ -108,15 +83,15 @@ def main():
     tm, world = bunny_world()
     for _ in range(args.settle):
         world.step(DT)
-    parts = Parts()
-    instrument(parts)
+    timers = Timers()
+    instrument(timers)
     steps, per_part, cg, contacts = [], collections.defaultdict(list), [], []
     for _ in range(args.steps):
-        parts.seconds.clear()
+        timers.seconds.clear()
         t0 = time.perf_counter()
         world.step(DT)
         steps.append(time.perf_counter() - t0)
-        for k, v in parts.seconds.items():
+        for k, v in timers.seconds.items():
             per_part[k].append(v)
         cg.append(world.stats["cg_iterations"])
         contacts.append(world.stats["contacts"])

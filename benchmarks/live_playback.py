@@ -8,7 +8,6 @@ Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/live_playback.py [
 import argparse
 import cProfile
 import collections
-import functools
 import os
 import pstats
 import sys
@@ -21,46 +20,12 @@ import conftest  # noqa: E402  (sets the throwaway Blender user folder before bp
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 from addon_testing import link_and_enable  # noqa: E402
+from part_timers import Timers  # noqa: E402
 
 BUNNY = os.path.join(REPO, "..", "shared", "models", "stanford-bunny.obj")
 SIZE = 0.5    # m, the bunny's longest side
 GAP = 0.03    # m, between the bunny's lowest vertex and the plane's outer thickness
 WARMUP = 12   # frames played (and freed) before the timed pass; the bunny lands at frame 3-4
-
-
-class Timers:
-    """Seconds per named part, accumulated over one frame, by wrapping functions in place. A part's time
-    excludes the timed parts it calls; parts timed inside a solver phase (prediction, implicit solve with the
-    correction after it, stabilisation) are labelled with it."""
-
-    def __init__(self):
-        self.frame = collections.defaultdict(float)
-        self.stack = []
-        self.phase = None
-
-    def wrap(self, owner, name, label, phase=None):
-        """Replace owner.name by a timed copy adding its exclusive time to `label` (prefixed by the current
-        phase when label starts with ':'); `phase`, a callable, names the phase the call opens."""
-        real = getattr(owner, name)
-
-        @functools.wraps(real)
-        def timed(*args, **kwargs):
-            outer = self.phase
-            if phase is not None:
-                self.phase = phase()
-            key = f"solver {self.phase}{label}" if label.startswith(":") else label
-            t0 = time.perf_counter()
-            self.stack.append(0.0)
-            try:
-                return real(*args, **kwargs)
-            finally:
-                self.phase = outer
-                inner = self.stack.pop()
-                spent = time.perf_counter() - t0
-                self.frame[key] += spent - inner
-                if self.stack:
-                    self.stack[-1] += spent
-        setattr(owner, name, timed)
 
 
 def build_scene(softfem, substeps=None):
@@ -151,7 +116,7 @@ def main():
     profile = cProfile.Profile() if args.profile else None
     lowest, stats = [], []
     for f in range(3, args.frames + 2):
-        timers.frame.clear()
+        timers.seconds.clear()
         t0 = time.perf_counter()
         if profile:
             profile.enable()
@@ -160,7 +125,7 @@ def main():
             profile.disable()
         wall = time.perf_counter() - t0
         assert sess.error is None and sess.current == f, sess.error
-        parts = dict(timers.frame)
+        parts = dict(timers.seconds)
         solver = sum(v for k, v in parts.items() if k.startswith("solver"))
         contact = sum(v for k, v in parts.items() if k.startswith("solver") and "contact" in k.split(":")[1]
                       or k.startswith("solver stabilisation"))
