@@ -11,6 +11,7 @@ from .jit import threads_for
 from .material import Material
 from .model import Model
 from .settings import SolverSettings
+from .sleep import SLEEP_SPEED, Sleep
 from .solve.backward_euler import backward_euler_step
 from .solve.static import solve_static
 from .state import State
@@ -27,6 +28,10 @@ class World:
     world = World(gravity=(0, 0, -9.81), settings=SolverSettings())
     body = world.add_body(mesh, material, pinned=None, stiffness_scale=None)
     world.step(dt); world.solve_static(); world.stats
+
+    world.sleeping (default True): a body whose nodes all stay slower than core.sleep.SLEEP_SPEED for
+    SLEEP_TIME falls asleep: it is held still until a moving body or collider comes near it, its pins move,
+    or its x / v are written (world.wake() wakes every body). When every body sleeps, a step costs nothing.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), settings=None):
@@ -47,6 +52,8 @@ class World:
         self._contact = ContactStage()
         self._correct = self._contact_correct
         self._penalty = None
+        self._sleep = Sleep()
+        self.sleeping = True
         self.stats = {}
 
     @property
@@ -58,6 +65,8 @@ class World:
         g = np.asarray(value, dtype=np.float64)
         if g.shape != (3,) or not np.all(np.isfinite(g)):
             raise InvalidInputError(f"gravity must be 3 finite numbers, got {value!r}")
+        if hasattr(self, "_gravity") and not np.array_equal(g, self._gravity):
+            self.wake()
         self._gravity = g
 
     @property
@@ -98,8 +107,18 @@ class World:
         self._pin_target_set = np.concatenate([self._pin_target_set, np.zeros(n, dtype=bool)])
         body = Body(self, len(self.bodies), mesh, material, np.flatnonzero(pin_mask))
         self._contact.add_body(mesh, material.friction, f"body {body._index}")
+        self._sleep.add_body()
         self.bodies.append(body)
         return body
+
+    def wake(self):
+        """Wake every sleeping body."""
+        self._sleep.wake()
+
+    @property
+    def asleep(self):
+        """Per body: whether it is asleep (bool array)."""
+        return self._sleep.asleep.copy()
 
     def _set_pin_targets(self, nodes, positions):
         self._pin_target[nodes] = positions
@@ -137,17 +156,32 @@ class World:
         t0 = time.perf_counter()
         backup = self._state.copy()
         target = self._targets()
+        held = self._model.pinned
+        inv_mass = self._inv_mass
+        if self.sleeping:
+            if self._wake_disturbed(target, dt):
+                self._pin_target_set[:] = False
+                self._contact.finish_step()
+                self.stats = {"asleep": len(self.bodies), "newton_iterations": 0, "cg_iterations": 0,
+                              "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0, "penalty_rows": 0,
+                              "contacts": len(self._contact.contacts),
+                              "seconds": {"total": time.perf_counter() - t0}}
+                return
+            if self._sleep.asleep.any():
+                held = held | self._sleep.held_nodes(self._model.node_ranges, len(held))
+                target[held] = np.where(self._model.pinned[held, None], target[held], backup.x[held])
+                inv_mass = np.where(held, 0.0, inv_mass)
         # The contacts this step would make, predicted from the velocity under gravity alone (pins moving to
         # their targets), enter the implicit solve as penalty rows: each body (or pile of touching bodies)
         # answers them through its stiffness. The correction after the solve (_contact_correct) then removes
         # what the penalty left, with friction, and catches contacts the prediction missed.
         guess = backup.v + dt * self._gravity
-        pinned = self._model.pinned
-        guess[pinned] = (target[pinned] - backup.x[pinned]) / dt
-        self._penalty = self._contact.predict(backup.x, guess, self._inv_mass, dt, self._node_counts())
+        guess[held] = (target[held] - backup.x[held]) / dt
+        self._step_inv_mass = inv_mass
+        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts())
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
-                                        self.settings, self._correct, penalty=self._penalty)
+                                        self.settings, self._correct, penalty=self._penalty, held=held)
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None
@@ -159,10 +193,13 @@ class World:
         t1 = time.perf_counter()
         if self._contact.penetrating:
             solved = self._state.x.copy()
-            self._contact.stabilize(self._state.x, self._inv_mass, dt, self._node_counts(),
+            self._contact.stabilize(self._state.x, inv_mass, dt, self._node_counts(),
                                     penalty=self._penalty)
             self._keep_tets_upright(solved, self._state.x)
         self._contact.finish_step()
+        if self.sleeping:
+            self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt)
+            stats["asleep"] = int(self._sleep.asleep.sum())
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
         stats["seconds"]["total"] = time.perf_counter() - t0
@@ -199,10 +236,35 @@ class World:
     def _contact_correct(self, state, x_n, v_n, dt):
         penalty = self._penalty
         impulse = None if penalty is None else penalty.impulses(state.x - x_n, dt)
-        if self._contact.solve(x_n, state.v, self._inv_mass, dt, self._node_counts(),
+        if self._contact.solve(x_n, state.v, self._step_inv_mass, dt, self._node_counts(),
                                penalty=penalty, penalty_impulse=impulse):
             np.multiply(state.v, dt, out=state.x)
             state.x += x_n
+
+    def _wake_disturbed(self, target, dt):
+        """Wake the sleeping bodies something disturbs (see Sleep.wake_disturbed): moving pins, writes to their
+        state, and the swept boxes of the awake bodies still moving and of the moving colliders. Returns whether
+        every body still sleeps and no collider moves (the step can be skipped)."""
+        sleep = self._sleep
+        if not sleep.asleep.any():
+            return False
+        x, v = self._state.x, self._state.v
+        ranges = self._model.node_ranges
+        boxes = []
+        for i in np.flatnonzero(~sleep.asleep):
+            a, b = ranges[i]
+            if b > a and np.max(np.abs(v[a:b])) >= SLEEP_SPEED:
+                ends = np.concatenate([x[a:b], x[a:b] + dt * (v[a:b] + dt * self._gravity)])
+                boxes.append((ends.min(axis=0), ends.max(axis=0)))
+        moving_collider = False
+        for c in self._contact.colliders:
+            if len(c.start) and not np.array_equal(c.start, c.end):
+                ends = np.concatenate([c.start, c.end])
+                boxes.append((ends.min(axis=0), ends.max(axis=0)))
+                moving_collider = True
+        moved = self._model.pinned & self._pin_target_set & np.any(target != x, axis=1)
+        sleep.wake_disturbed(x, v, ranges, moved, np.array(boxes).reshape(-1, 2, 3))
+        return bool(sleep.asleep.all()) and not moving_collider
 
     def _keep_tets_upright(self, before, after):
         """Scale back (halving, at most INVERSION_HALVINGS times, then undo) the move before -> after (node

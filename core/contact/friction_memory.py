@@ -6,7 +6,7 @@ import numpy as np
 from ..jit import njit
 
 NONE, STICK, SLIP = 0, 1, 2    # a point's friction state from the last step
-STOPPED_SPEED = 1e-4          # m/s: a sliding point slower than this along its direction has stopped
+STOPPED_SPEED = 1e-4          # m/s: below this a point's sliding direction is not taken from its velocity
 
 
 class FrictionMemory:
@@ -18,6 +18,7 @@ class FrictionMemory:
         self.mode = np.zeros(num_points, np.int8)     # NONE, STICK or SLIP
         self.anchor = np.zeros((num_points, 3))       # where a sticking point stuck
         self.slide = np.zeros((num_points, 3))        # unit sliding direction of a sliding point
+        self.slide_speed = np.zeros(num_points)       # and its speed along it at the end of the step
         # body–body sticking: the stencil of the row the point stuck on (its own nodes, and the other body's
         # triangle point at the barycentric coordinates of that moment) and their relative position then, so
         # the point stays stuck to that material point of the other body (allocated at the first such contact)
@@ -28,20 +29,26 @@ class FrictionMemory:
         self._touched = np.zeros(0, np.int64)         # the points holding state (cleared by the next update)
         self.slot = np.full(num_points, -1, np.int64)   # scratch: a point's index in a step's list (−1 outside kernels)
 
-    def update(self, point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights):
+    def update(self, point, impulse, normal, mu, node, coef, move, other, share, x0, v, dt, point_nodes,
+               point_weights):
         """Record the step's contacts (rows: point, impulse N·s on the body, normal, μ, stencil node/coef,
-        surface motion `move` over the step) at the end of the step (node positions x0 + dt v).
+        surface motion `move` over the step, mass share of the point: its body's mass over its points in
+        contact) at the end of the step (node positions x0 + dt v).
 
-        Per point: the normal force; STICK if its friction stayed inside the cone (or a sliding point stopped),
-        SLIP (with the slide direction: along its velocity, or against its springs' pull if it broke loose),
+        Per point: the normal force; STICK if its friction stayed inside the cone, or if it slides slower than its
+        friction can stop within one step (μ λn over its mass share) and slower than it slid the step before
+        (Coulomb friction stops a decelerating point whose velocity would cross zero within the step; waiting
+        for it to stop exactly left the points of a wobbling body sliding, one after the other, until a cube on
+        a 30° slope at μ = 0.8 slid off; a point still speeding up is driven past its friction and slides on),
+        or if it starts touching that slowly inside the cone; SLIP (with the slide direction: along its velocity, or against its springs' pull if it broke loose),
         NONE if it was not pushed. A point that starts sticking is anchored where it ends the step: on a
         collider, at that place; on another body (`other` ≥ 0), to the material point of that body it touches.
         Points past the render points (point_nodes (P,4)) are render edges: only their normal force is kept."""
         if len(self.pair_node) == 0 and node.shape[1] == self.pair_node.shape[1] and np.any(other >= 0):
             self.pair_node = np.full((len(self.mode), node.shape[1]), -1, np.int64)
             self.pair_coef = np.zeros((len(self.mode), node.shape[1]))
-        self._touched = _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes,
-                                point_weights, self.mode, self.slide, self.anchor, self.normal_force, self.pair_node,
+        self._touched = _update(point, impulse, normal, mu, node, coef, move, other, share, x0, v, dt, point_nodes,
+                                point_weights, self.mode, self.slide, self.slide_speed, self.anchor, self.normal_force, self.pair_node,
                                 self.pair_coef, self.pair_rel, self.pair_other, self._touched, self.slot)
 
     def friction_rows(self, x0, v, mass_share, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
@@ -157,8 +164,8 @@ def _add_position(stencil_node, stencil_coef, x, out):
 
 
 @njit(cache=True)
-def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, point_nodes, point_weights,
-            mode, slide, anchor, normal_force, pair_node, pair_coef, pair_rel, pair_other, touched, slot):
+def _update(point, impulse, normal, mu, node, coef, move, other, share, x0, v, dt, point_nodes, point_weights,
+            mode, slide, slide_speed, anchor, normal_force, pair_node, pair_coef, pair_rel, pair_other, touched, slot):
     nc, S = node.shape
     pts = np.empty(nc, np.int64)
     k = 0
@@ -172,6 +179,7 @@ def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, poin
     normal_p = np.zeros((k, 3))
     rel = np.zeros((k, 3))
     mu_p = np.zeros(k)
+    share_p = np.zeros(k)
     last = np.empty(k, np.int64)
     for c in range(nc):   # a point's impulses add up; its normal, μ and sliding velocity are its last row's
         r = slot[point[c]]
@@ -189,8 +197,10 @@ def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, poin
             normal_p[r, d] = normal[c, d]
         rel[r, 0], rel[r, 1], rel[r, 2] = ux - un * normal[c, 0], uy - un * normal[c, 1], uz - un * normal[c, 2]
         mu_p[r] = mu[c]
+        share_p[r] = share[c]
     new_mode = np.empty(k, np.int8)
     new_slide = np.zeros((k, 3))
+    new_speed = np.zeros(k)
     new_force = np.empty(k)
     for r in range(k):
         p = pts[r]
@@ -203,12 +213,14 @@ def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, poin
         speed = math.sqrt(rel[r, 0] ** 2 + rel[r, 1] ** 2 + rel[r, 2] ** 2)
         was = mode[p]
         inside = lam_t <= mu_p[r] * lam_n
+        stopping = max(STOPPED_SPEED, mu_p[r] * lam_n / share_p[r]) if share_p[r] > 0.0 else STOPPED_SPEED
         if was == STICK:
             stick = inside
         elif was == SLIP:
-            stick = rel[r, 0] * slide[p, 0] + rel[r, 1] * slide[p, 1] + rel[r, 2] * slide[p, 2] <= STOPPED_SPEED
+            along = rel[r, 0] * slide[p, 0] + rel[r, 1] * slide[p, 1] + rel[r, 2] * slide[p, 2]
+            stick = along <= STOPPED_SPEED or (along <= stopping and along < slide_speed[p])
         else:
-            stick = inside and speed <= STOPPED_SPEED
+            stick = inside and speed <= stopping
         # a sliding point slides along its velocity; a stuck point that broke loose, against its springs' pull
         if was == STICK or speed <= STOPPED_SPEED:
             if lam_t > 0.0:
@@ -245,15 +257,18 @@ def _update(point, impulse, normal, mu, node, coef, move, other, x0, v, dt, poin
         new_mode[r] = m
         if m == SLIP:
             new_slide[r, 0], new_slide[r, 1], new_slide[r, 2] = dx, dy, dz
+            new_speed[r] = rel[r, 0] * dx + rel[r, 1] * dy + rel[r, 2] * dz
         new_force[r] = max(lam_n, 0.0) / dt
     for p in touched:
         mode[p] = NONE
         normal_force[p] = 0.0
         slide[p] = 0.0
+        slide_speed[p] = 0.0
     for r in range(k):
         p = pts[r]
         mode[p] = new_mode[r]
         slide[p] = new_slide[r]
+        slide_speed[p] = new_speed[r]
         normal_force[p] = new_force[r]
         slot[p] = -1
     return pts[:k].copy()

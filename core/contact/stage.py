@@ -8,7 +8,6 @@ from .colliders import Collider, ContactSettings
 from .correction import correction_report, correction_targets, set_side_hints
 from .detect import detect, triangle_normals, vertex_rows
 from .edge_rows import EDGE_STENCIL, ColliderEdges, collider_edge_rows, contact_positions
-from .edges import unique_edges
 from .friction_memory import FrictionMemory
 from .penalty import ContactPenalty, predicted_rows
 from .response import solve_contacts
@@ -138,7 +137,7 @@ class ContactStage:
                     sl = slice(toffs[i], toffs[i + 1])
                     lay["bodies"].append((BodyTriangles(rest, lay["tris"][sl], point_cell, len(cells)), sl, i))
         # Bookkeeping points: the render points, then the render edges (edge e is point P + e, core.contact.edge_rows).
-        lay["edges"] = unique_edges(lay["tris"])
+        lay["edges"] = np.concatenate([s.edges + poffs[i] for i, s in enumerate(self.surfaces)]).astype(np.int64)
         lay["group"] = np.concatenate([lay["group"], lay["group"][lay["edges"][:, 0]]])
         lay["mu"] = np.concatenate([lay["mu"], lay["mu"][lay["edges"][:, 0]]])
         n = lay["num_points"] = len(lay["group"])
@@ -449,8 +448,8 @@ class ContactStage:
         impulse, ends, self.penetrating = correction_report(
             point, node, coef, normal, gap, move, x0, work, dt, lam_n, lam_t, floor, share, held,
             -self.settings.tolerance * dt, len(lay["nodes"]))
-        self._memory.update(point, impulse, normal, mu, node, coef, move, other, x0, work, dt, lay["nodes"],
-                            lay["weights"])
+        self._memory.update(point, impulse, normal, mu, node, coef, move, other, self._mass_shares(point, invm),
+                            x0, work, dt, lay["nodes"], lay["weights"])
         if work is not v:
             v[...] = work
         set_side_hints(self._side_hint, self._hinted, pen[0], pen[3], pen[2], point, normal)
@@ -467,6 +466,15 @@ class ContactStage:
             contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, penalty, alone, penalty_impulse)
         self.contacts = contacts
         return iters
+
+    def _mass_shares(self, point, inv_mass):
+        """Per row of the points `point`: its body's mass over the number of its body's points in contact."""
+        lay = self._layout
+        mass = np.divide(1.0, inv_mass, out=np.zeros(len(inv_mass)), where=inv_mass > 0.0)
+        body_mass = np.add.reduceat(mass, lay["offsets"][:-1])
+        touching = np.bincount(lay["group"][np.unique(point)], minlength=len(self.surfaces))
+        group = lay["group"][point]
+        return body_mass[group] / np.maximum(touching[group], 1)
 
     def _choose_sides_of_initial_overlap(self, x0, frac):
         """Before the first step: a render point that starts within search_depth of an open collider on the side

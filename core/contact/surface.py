@@ -1,10 +1,13 @@
-"""A body's contact surface: render vertices embedded in the tets (or the tet mesh's boundary) and their triangles."""
+"""A body's contact surface: render vertices embedded in the tets (or the tet mesh's boundary), samples on render
+triangles larger than the tets, and the triangles over them all."""
 import warnings
 
 import numpy as np
 
 from ..jit import njit, prange
 from .colliders import closed_and_oriented, enclosed_volume
+from .edges import unique_edges
+from .refine import embed_samples, refine_to_length
 
 # Outward faces of a positively oriented tet (a, b, c, d).
 _TET_FACES = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
@@ -22,7 +25,12 @@ class BodySurface:
     """Contact points of one body as (P,4) node ids (−1 = unused) and barycentric weights, plus triangles over the points.
 
     With an embedding, the points are the render vertices and the triangles the render triangles
-    (`mesh.embedding.triangles`); without one, the tet mesh's boundary nodes and faces.
+    (`mesh.embedding.triangles`), split where they are longer than the tets' median edge (the new vertices,
+    embedded in the tets that hold them, follow after the render vertices): a coarse surface (a cube's 12
+    triangles) touching with its corners alone would carry its whole load on the few tets at its corners, which
+    a soft material cannot (a default cube crushed its corners and slid down a slope at any friction). Without
+    an embedding, the tet mesh's boundary nodes and faces. `edges`: the render edges (as the user sees them,
+    not split), which edge rows hold off colliders' sharp edges.
     """
 
     def __init__(self, mesh, friction, name):
@@ -37,7 +45,15 @@ class BodySurface:
                 warnings.warn(f"{name}: the embedding has no render triangles; it collides with colliders "
                               "but not with other soft bodies", stacklevel=3)
                 tris = np.zeros((0, 3), np.int64)
-            self.triangles = np.ascontiguousarray(tris, dtype=np.int64).reshape(-1, 3)
+            tris = np.ascontiguousarray(tris, dtype=np.int64).reshape(-1, 3)
+            self.edges = unique_edges(tris)
+            rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
+            samples, parents, tris = refine_to_length(rest, tris, median_edge(mesh.nodes, mesh.tets))
+            if len(samples):
+                tet, weights = embed_samples(mesh.nodes, mesh.tets, samples, parents, emb.tet)
+                self.nodes = np.ascontiguousarray(np.concatenate([self.nodes, mesh.tets[tet]]), dtype=np.int64)
+                self.weights = np.ascontiguousarray(np.concatenate([self.weights, weights]))
+            self.triangles = tris
         else:
             faces = boundary_faces(mesh.tets)
             ids, local = np.unique(faces, return_inverse=True)
@@ -46,6 +62,7 @@ class BodySurface:
             self.weights = np.zeros((len(ids), 4))
             self.weights[:, 0] = 1.0
             self.triangles = local.reshape(-1, 3).astype(np.int64)
+            self.edges = unique_edges(self.triangles)
         rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
         self.rest = rest
         self.closed = closed_and_oriented(rest, self.triangles)
@@ -54,6 +71,12 @@ class BodySurface:
 
     def __len__(self):
         return len(self.nodes)
+
+
+def median_edge(nodes, tets):
+    """The median length of the tets' edges."""
+    pairs = tets[:, [0, 0, 0, 1, 1, 2]], tets[:, [1, 2, 3, 2, 3, 3]]
+    return float(np.median(np.linalg.norm(nodes[pairs[0]] - nodes[pairs[1]], axis=2)))
 
 
 @njit(cache=True, inline="always")

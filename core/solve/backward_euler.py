@@ -7,7 +7,8 @@ from .linear_system import linear_system
 from .pcg import pcg
 
 
-def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None):
+def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None,
+                        held=None):
     """Advance `state` (every body of the model) by dt in place; returns the step's stats
     (cg_iterations: the most CG iterations of any body over the step, cg_iterations_sum: of all bodies;
     cg_residual: the largest relative residual of the bodies' last solves).
@@ -22,10 +23,11 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     given, runs after each iteration's solve and may correct state.x / state.v in place (the contact
     stage). `penalty` (a core.contact.ContactPenalty), if given, adds the
     predicted contacts' penalty rows to every iteration's system (a body touched by them is exempt from the
-    momentum balance: the contacts exchange momentum with it)."""
+    momentum balance: the contacts exchange momentum with it). `held` (bool per node), if given, replaces the
+    model's pin mask for this step (sleeping bodies are held where they are)."""
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
-    pinned = md.pinned
+    pinned = md.pinned if held is None else held
     free = (~pinned).astype(np.float64)
     mass = md.mass[:, None]
     alpha = md.damping_mass[:, None]

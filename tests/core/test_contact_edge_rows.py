@@ -66,14 +66,12 @@ def test_coarse_cube_rests_on_bars_between_its_vertices():
     assert p[:, 2].min() > BAR_TOP - 0.01                  # the corners sag a little beyond the bars, no more
     assert np.all(np.linalg.norm(body.v, axis=1) < 0.05)   # at rest
     assert np.all(tm.volumes(body.x) > 0.0)
-    # the contacts are the edge crossings above the rims, and carry the cube's weight
+    # the contacts lie on the bars (the bottom face's samples on their tops, its edges across their rims) and
+    # carry the cube's weight, with no net sideways push
     c = world.contacts
-    assert len(c) and np.all(np.min(np.abs(c.points[:, :1] - np.array(RIMS)), axis=1) < 0.005)
-    assert np.all(c.normals[:, 2] > 0.9)
+    assert len(c) and np.all((np.abs(c.points[:, 0]) > RIMS[2] - 0.005) & (np.abs(c.points[:, 0]) < RIMS[3] + 0.005))
     assert c.forces[:, 2].sum() == pytest.approx(MASS * 9.81, rel=0.1)
-    # edge contacts are frictionless (core.contact.edge_rows): their forces lie along their normals
-    along = np.einsum("ij,ij->i", c.forces, c.normals)
-    assert np.allclose(c.forces, along[:, None] * c.normals, atol=1e-9 * np.abs(along).max())
+    assert np.linalg.norm(c.forces[:, :2].sum(axis=0)) < 0.05 * MASS * 9.81
 
 
 def sheet(peak):
@@ -100,10 +98,12 @@ def test_a_collider_deformed_into_ridges_gets_their_edges():
     assert depth.max() < 0.003, f"render edges {depth.max() * 1e3:.1f} mm below a ridge"
 
 
-def test_without_edge_contacts_the_cube_falls_between_the_bars():
+def test_without_edge_contacts_the_cube_rests_on_its_face_samples():
+    # its faces are sampled as finely as its cage (core.contact.refine): the samples alone hold it on the bars
+    # (before the samples, it fell between the bars without edge rows)
     tm, body, _ = drop_cube_on_grill(False, 48)
     p = tm.embedding.positions(body.x)
-    assert p[:, 2].max() < BAR_TOP - 0.1     # its top went below the bars' top: through them
+    assert p[:, 2].min() > BAR_TOP - 0.01
 
 
 @pytest.mark.skipif(not os.path.isdir(MODELS), reason="shared models folder absent")
