@@ -42,8 +42,8 @@ def test_keyframed_youngs_modulus_and_friction_play_through_without_outdating_th
     ball.softfem.friction = 0.1
     ball.keyframe_insert('softfem.friction', frame=8)
     used = []
-    set_material = softfem.core.Body.set_material
-    monkeypatch.setattr(softfem.core.Body, "set_material",
+    set_material = softfem.core.body.Body.set_material
+    monkeypatch.setattr(softfem.core.body.Body, "set_material",
                         lambda body, m: used.append((m.youngs_modulus, m.friction)) or set_material(body, m))
     scene.frame_set(1)                              # the animation is new: outdated, re-simulated from frame 1
     sess = softfem.addon.session.existing(scene)

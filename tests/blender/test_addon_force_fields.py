@@ -55,3 +55,12 @@ def test_gravity_factor_scales_the_fall(blender, softfem):
     # backward Euler keeps each free body's momentum balance exact: v after 5 frames = 5 frames · 0.5 g
     v = centre_velocity(softfem, scene, 6)
     np.testing.assert_allclose(v, (0.0, 0.0, 0.5 * scene.gravity[2] * 5 / 24.0), rtol=1e-6, atol=1e-9)
+
+
+def test_speed_scales_simulated_time(blender, softfem):
+    bpy = blender
+    scene, ball = free_ball(bpy, 5)
+    scene.softfem.time_scale = 0.5
+    play(scene, range(1, 6))
+    v = centre_velocity(softfem, scene, 5)       # 4 frames of 1/48 s each under g
+    np.testing.assert_allclose(v, (0.0, 0.0, scene.gravity[2] * 4 / 48.0), rtol=1e-6, atol=1e-9)
