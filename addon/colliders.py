@@ -58,12 +58,12 @@ def _static(obj):
             and all(m.type == 'COLLISION' for m in obj.modifiers))
 
 
-def identity(obj):
+def identity(obj, fresh=False):
     """What a simulation depends on in a collider besides its animation: name, friction, thickness, its mesh
     and, when nothing animates its transform, where it stands (moving a static collider outdates the cache)."""
     place = None if transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
     friction = animation.setting_key(obj, "softfem.friction", obj.softfem.friction)
-    return (obj.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj), place)
+    return (obj.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj, fresh), place)
 
 
 class Collider:

@@ -1,30 +1,29 @@
 """Hashes of mesh data the cache signature depends on, kept until a depsgraph update edits the object.
 
-The panel's draw() and every frame change ask for the signature: hashing every body and collider mesh each
+The panel's draw() asks for the cache signature on every redraw: hashing every body and collider mesh each
 time would cost a CRC over all their vertices per redraw. Blender also has no bulk read of deform weights
 (walking 35k vertices takes ~50 ms). So each hash is computed once and dropped when a user's edit (a
-depsgraph update of the object's geometry) may have changed it."""
+depsgraph update of the object's geometry) may have changed it; a frame change re-hashes the meshes (not the
+weights), as before."""
 import zlib
 
 from . import bridge
 
 _HASHES = {}   # (object name, what) -> hash
-calls = 0      # hashes computed (what the tests count)
 
 
-def _cached(obj, what, compute):
-    global calls
+def _cached(obj, what, compute, fresh=False):
     key = (obj.name, what)
-    value = _HASHES.get(key)
+    value = None if fresh else _HASHES.get(key)
     if value is None:
-        calls += 1
         value = _HASHES[key] = compute()
     return value
 
 
-def fingerprint(obj):
-    """bridge.fingerprint of the object's rest mesh (counts and a CRC of the basis positions)."""
-    return _cached(obj, ("mesh", obj.data.name), lambda: bridge.fingerprint(obj.data))
+def fingerprint(obj, fresh=False):
+    """bridge.fingerprint of the object's rest mesh (counts and a CRC of the basis positions); `fresh` hashes it
+    again (a cheap CRC) and keeps the new value."""
+    return _cached(obj, ("mesh", obj.data.name), lambda: bridge.fingerprint(obj.data), fresh)
 
 
 def group_hash(obj, name):

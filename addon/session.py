@@ -54,9 +54,11 @@ def edited(depsgraph):
         mesh_hashes.forget(names)
 
 
-def signature(scene):
+def signature(scene, fresh=False):
     """Hash of everything a simulated frame depends on; a change marks the cache outdated. Settings that may
-    vary in time count by their animation when they have one (animation.setting_key)."""
+    vary in time count by their animation when they have one (animation.setting_key). Meshes count by their
+    hashes kept since the last depsgraph update (what the panel asks for on every redraw), or hashed again when
+    `fresh` (what a frame change does, so a script's edit without an update is seen too)."""
     s = scene.softfem
     r = scene.render
     key = animation.setting_key
@@ -68,9 +70,9 @@ def signature(scene):
                       key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
                       key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),
                       tuple(o.initial_angular_velocity), effectors.weights_identity(o.effector_weights),
-                      o.pin_group, o.stiffness_group, o.resolution, o.mode, mesh_hashes.fingerprint(obj),
+                      o.pin_group, o.stiffness_group, o.resolution, o.mode, mesh_hashes.fingerprint(obj, fresh),
                       mesh_hashes.group_hash(obj, o.pin_group), mesh_hashes.group_hash(obj, o.stiffness_group)))
-    parts.append(tuple(colliders.identity(obj) for obj in colliders.collider_objects(scene)))
+    parts.append(tuple(colliders.identity(obj, fresh) for obj in colliders.collider_objects(scene)))
     fields = {o.name: o for obj in soft_bodies(scene) for o in effectors.field_objects(scene, obj.softfem.effector_weights)}
     parts.append(tuple(effectors.identity(fields[name]) for name in sorted(fields)))
     return hashlib.md5(repr(parts).encode()).hexdigest()
@@ -287,6 +289,7 @@ class Session:
                                          stiffness_scale=scale)
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
         self.world = world
+        self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
 
     @staticmethod
     def _pins(obj, body):
@@ -443,7 +446,7 @@ class Session:
     def goto(self, scene, depsgraph, frame):
         """Show `frame`: the rest state at the start frame, a cached frame, one new simulated frame after a
         cached one, else the last simulated frame. Returns the frame whose state is shown (or None)."""
-        sig = signature(scene)
+        sig = signature(scene, fresh=True)
         if sig != self.signature:
             self._on_signature_change(scene, sig)
         if self.bodies is None:
