@@ -3,7 +3,6 @@ import numpy as np
 
 from .errors import InvalidInputError
 from .material import Material
-from .model import Model
 
 
 class Body:
@@ -77,7 +76,7 @@ class Body:
         world = self._world
         mesh, _old, pin_mask, scale = world._specs[self._index]
         world._specs[self._index] = (mesh, material, pin_mask, scale)
-        world._model = Model(world._specs)
+        world._model = world._model.with_body_material(self._index, self.material, material)
         world._force_model = None
         world._contact.set_body_friction(self._index, material.friction)
         self.material = material

@@ -51,3 +51,19 @@ def test_density_and_poisson_ratio_cannot_change():
         body.set_material(core.Material(youngs_modulus=1e7, poisson_ratio=0.0, density=2 * RHO))
     with pytest.raises(core.InvalidInputError):
         body.set_material(core.Material(youngs_modulus=1e7, poisson_ratio=0.3, density=RHO))
+
+
+def test_changed_material_model_equals_a_model_built_with_it():
+    mesh, world, body, pinned = _cantilever(1)
+    scale = np.linspace(0.5, 1.0, mesh.num_tets)
+    w2 = core.World()
+    b2 = w2.add_body(mesh, body.material, pinned=pinned, stiffness_scale=scale)
+    w2.add_body(mesh, body.material)
+    new = core.Material(youngs_modulus=3e7, poisson_ratio=0.0, density=RHO, damping_mass=0.5,
+                        damping_stiffness=0.01, friction=0.2)
+    b2.set_material(new)
+    w3 = core.World()
+    w3.add_body(mesh, new, pinned=pinned, stiffness_scale=scale)
+    w3.add_body(mesh, body.material)
+    for name in ("mu_v", "lam_v", "damping_mass", "damping_stiffness", "mass", "gm", "pinned"):
+        np.testing.assert_allclose(getattr(w2.model, name), getattr(w3.model, name), rtol=1e-12, err_msg=name)
