@@ -7,17 +7,22 @@ from . import bridge, cache_files, pc2, session
 from .dependencies import load_core
 
 MESH_CACHE_MODIFIER = "SoftFEM Mesh Cache"
+# Bake and Free Bake are not undo steps (they write and delete files, which undo cannot bring back), yet an
+# undo restores `scene.softfem.baked` with the rest of the scene. What they last did is remembered here and
+# put back after every undo/redo, so the flag always says what the files are.
+_BAKED = {}
 
 
 def check_bakeable(scene):
     """Raise RuntimeError with a one-line reason if the scene cannot be baked now."""
     load_core()
     if not session.soft_bodies(scene):
-        raise RuntimeError("no soft bodies in the scene: use Add Soft Body first")
+        raise RuntimeError("no soft bodies in the scene: use Add SoftFEM first")
     if scene.softfem.baked:
         raise RuntimeError("the cache is already baked: Free Bake first")
-    if scene.frame_end <= scene.frame_start:
-        raise RuntimeError("the frame range is empty")
+    start, end = session.frame_range(scene)
+    if end <= start:
+        raise RuntimeError(f"the simulation's frame range {start}-{end} is empty")
 
 
 def bake_step(scene, frame):
@@ -33,6 +38,7 @@ def bake_step(scene, frame):
 def finish_bake(scene):
     """Mark the cache baked (protected until freed)."""
     scene.softfem.baked = True
+    _BAKED[scene.name] = True
 
 
 def free_bake(scene):
@@ -40,8 +46,22 @@ def free_bake(scene):
     sess = session.session_for(scene)
     removed = sess.delete_files(scene, session.cache_location(scene))
     scene.softfem.baked = False
+    _BAKED[scene.name] = False
     session.forget(scene)
     return removed
+
+
+def restore_baked_flags(scenes):
+    """After an undo/redo: each scene's `baked` flag as the last Bake or Free Bake left its cache files."""
+    for scene in scenes:
+        baked = _BAKED.get(scene.name)
+        if baked is not None and scene.softfem.baked != baked:
+            scene.softfem.baked = baked
+
+
+def forget_baked_flags():
+    """A file was loaded: its flags are its own."""
+    _BAKED.clear()
 
 
 def export_mesh_cache(scene, objects):
@@ -55,12 +75,12 @@ def export_mesh_cache(scene, objects):
     if not objects:
         raise RuntimeError("select a soft body to export")
     current = scene.frame_current
-    scene.frame_set(scene.frame_start)
+    start = session.frame_range(scene)[0]
+    scene.frame_set(start)
     sess = session.session_for(scene)
     if sess.error:
         raise RuntimeError(sess.error)
     last = sess.last_frame()
-    start = scene.frame_start
     if last is None or last <= start:
         raise RuntimeError("nothing simulated yet: play the timeline or Bake first")
     frames = range(start, last + 1)

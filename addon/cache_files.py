@@ -22,13 +22,15 @@ def safe_name(name):
 
 
 def frame_path(directory, prefix, frame):
-    """Path of one frame's cache file: <prefix>_<frame>.sfc."""
-    return os.path.join(directory, f"{safe_name(prefix)}_{frame:06d}{SUFFIX}")
+    """Path of one frame's cache file: <prefix>_<frame>.sfc, the frame as six digits after a minus if negative."""
+    sign = "-" if frame < 0 else ""
+    return os.path.join(directory, f"{safe_name(prefix)}_{sign}{abs(frame):06d}{SUFFIX}")
 
 
 def list_frames(directory, prefix):
-    """{frame: path} of the files named like cache files with this prefix in `directory`."""
-    pattern = re.compile(re.escape(safe_name(prefix)) + r"_(-?\d{6})" + re.escape(SUFFIX) + "$")
+    """{frame: path} of the files named like cache files with this prefix in `directory` (also the
+    `_-00005.sfc` names of negative frames that earlier versions wrote, so Free Bake removes them)."""
+    pattern = re.compile(re.escape(safe_name(prefix)) + r"_(-?\d{5,})" + re.escape(SUFFIX) + "$")
     try:
         names = os.listdir(directory)
     except OSError:

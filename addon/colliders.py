@@ -1,21 +1,44 @@
-"""Colliders: visible mesh objects with a Collision modifier, read in world space each frame for the World."""
+"""Colliders: mesh objects with an enabled Collision modifier, read in world space each frame for the World.
+
+Which objects collide (Blender's conventions): a mesh with a Collision modifier whose Collision checkbox
+(`collision.use`) is on and whose modifier is enabled both in the viewport and in renders (switching either off
+removes it from the simulation, so playback and renders show the same cache). Hiding it (H, the eye) keeps it
+colliding, as Blender's physics do; disabling it in viewports (the monitor icon) or excluding its collection from
+the view layer removes it. When the scene's SoftFEM Collision Collection is set, only its objects collide."""
+import bpy
 import numpy as np
 
-from . import bridge
+from . import animation, bridge, mesh_hashes
+
+
+def collision_modifier(obj):
+    """The object's Collision modifier, or None."""
+    return next((m for m in obj.modifiers if m.type == 'COLLISION'), None)
 
 
 def is_collider(obj):
-    """A mesh object (not a soft body) carrying a Collision modifier."""
-    return (obj.type == 'MESH' and not obj.softfem.enabled
-            and any(m.type == 'COLLISION' for m in obj.modifiers))
+    """A mesh object (not a soft body) carrying a Collision modifier (enabled or not)."""
+    return obj.type == 'MESH' and not obj.softfem.enabled and collision_modifier(obj) is not None
+
+
+def collides(obj):
+    """A collider whose Collision checkbox and modifier toggles (viewport and render) are on."""
+    mod = collision_modifier(obj)
+    return (is_collider(obj) and obj.collision is not None and obj.collision.use
+            and mod.show_viewport and mod.show_render)
 
 
 def collider_objects(scene):
-    """The scene's visible colliders, sorted by name."""
-    return sorted((o for o in scene.objects if is_collider(o) and o.visible_get()), key=lambda o: o.name)
+    """The scene's colliding objects (see the module's rule), sorted by name."""
+    group = scene.softfem.collision_collection
+    candidates = group.all_objects if group is not None else scene.objects
+    layer = bpy.context.view_layer if bpy.context.scene == scene else scene.view_layers[0]
+    in_layer = layer.objects
+    return sorted((o for o in candidates if collides(o) and not o.hide_viewport and o.name in in_layer
+                   and o.name in scene.objects), key=lambda o: o.name)
 
 
-def _transform_animated(obj):
+def transform_animated(obj):
     """Whether the object's world transform may change from frame to frame (its own or a parent's animation,
     drivers, constraints)."""
     while obj is not None:
@@ -31,15 +54,16 @@ def _transform_animated(obj):
 def _static(obj):
     """Nothing moves or deforms the collider from frame to frame (no animated transform, no modifier but
     Collision, no shape keys): its frames need not be read (an edit of it outdates the cache instead)."""
-    return (not _transform_animated(obj) and obj.data.shape_keys is None
+    return (not transform_animated(obj) and obj.data.shape_keys is None
             and all(m.type == 'COLLISION' for m in obj.modifiers))
 
 
-def identity(obj):
+def identity(obj, fresh=False):
     """What a simulation depends on in a collider besides its animation: name, friction, thickness, its mesh
     and, when nothing animates its transform, where it stands (moving a static collider outdates the cache)."""
-    place = None if _transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
-    return (obj.name, obj.softfem.friction, obj.collision.thickness_outer, bridge.fingerprint(obj.data), place)
+    place = None if transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
+    friction = animation.setting_key(obj, "softfem.friction", obj.softfem.friction)
+    return (obj.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj, fresh), place)
 
 
 class Collider:

@@ -1,9 +1,9 @@
-"""Application handlers: frame change (simulate/show), data edits (stale weight hashes), file load (forget
-runtime state), file save (move cache)."""
+"""Application handlers: frame change (simulate/show), data edits (stale mesh hashes), undo/redo (the baked
+flag follows the files), file load (forget runtime state), file save (move cache)."""
 import bpy
 from bpy.app.handlers import persistent
 
-from . import cage, session
+from . import baking, cage, mesh_hashes, session
 
 
 @persistent
@@ -19,9 +19,17 @@ def on_depsgraph_update(_scene, depsgraph):
 
 
 @persistent
+def on_undo(_scene=None, *_args):
+    """An undo/redo restored older data: mesh hashes may be stale; the baked flag says what the files are."""
+    mesh_hashes.forget()
+    baking.restore_baked_flags(bpy.data.scenes)
+
+
+@persistent
 def on_load(_filepath=None, *_args):
     """A file was loaded: runtime sessions and cages belong to the previous file."""
     session.forget()
+    baking.forget_baked_flags()
     cage.clear()
 
 
@@ -40,6 +48,8 @@ def on_save(_filepath=None, *_args):
 _HANDLERS = (
     (bpy.app.handlers.frame_change_post, on_frame_change),
     (bpy.app.handlers.depsgraph_update_post, on_depsgraph_update),
+    (bpy.app.handlers.undo_post, on_undo),
+    (bpy.app.handlers.redo_post, on_undo),
     (bpy.app.handlers.load_post, on_load),
     (bpy.app.handlers.save_post, on_save),
 )

@@ -1,6 +1,7 @@
 """Property groups: obj.softfem (material, groups, cage) and scene.softfem (solver, cache)."""
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty,
+                       StringProperty)
 
 from .presets import MATERIAL_FIELDS, PRESETS, preset_items
 
@@ -21,22 +22,42 @@ def _material_changed(settings, _context):
         settings.preset = "CUSTOM"
 
 
+def _weight(name, what):
+    return FloatProperty(name=name, default=1.0, min=-200.0, max=200.0, soft_min=0.0, soft_max=1.0,
+                         options=set(), description=f"How much {what} act on this body (1: fully)")
+
+
+class SoftFEMEffectorWeights(bpy.types.PropertyGroup):
+    """Which force fields act on a body and how much (the fields of Blender's Effector Weights SoftFEM uses)."""
+
+    collection: PointerProperty(name="Effector Collection", type=bpy.types.Collection, options=set(),
+                                description="Only force fields of this collection act (empty: every field of the "
+                                            "scene)")
+    gravity: _weight("Gravity", "the scene's gravity does")
+    all: _weight("All", "all force fields do (gravity excepted)")
+    wind: _weight("Wind", "Wind fields")
+    force: _weight("Force", "Force fields")
+    vortex: _weight("Vortex", "Vortex fields")
+    turbulence: _weight("Turbulence", "Turbulence fields")
+
+
 class SoftFEMObjectSettings(bpy.types.PropertyGroup):
     """Per-object soft body settings (the same `friction` serves Collision objects)."""
 
-    enabled: BoolProperty(name="Soft Body", default=False,
-                          description="This object is a SoftFEM soft body (set by Add/Remove Soft Body)")
+    enabled: BoolProperty(name="SoftFEM Body", default=False, options=set(),
+                          description="This object is a SoftFEM body (set by Add/Remove SoftFEM)")
     preset: EnumProperty(name="Preset", items=preset_items(), default="CUSTOM", update=_apply_preset,
+                         options=set(),
                          description="Fill the material with measured values of a real material")
-    youngs_modulus: FloatProperty(name="Young's Modulus (Pa)", default=1.0e5, min=0.0, soft_min=100.0,
+    youngs_modulus: FloatProperty(name="Young's Modulus (Pa)", default=1.0e5, min=1.0, soft_min=100.0,
                                   soft_max=1.0e8, precision=0, update=_material_changed,
                                   description="Stiffness in pascals (N/m²): jelly ~5e3, flesh ~3e4, rubber ~4e6")
-    poisson_ratio: FloatProperty(name="Poisson Ratio", default=0.45, min=-0.99, max=0.5, soft_min=0.0,
-                                 soft_max=0.49, precision=3, update=_material_changed,
+    poisson_ratio: FloatProperty(name="Poisson Ratio", default=0.45, min=-0.99, max=0.499, soft_min=0.0,
+                                 soft_max=0.49, precision=3, update=_material_changed, options=set(),
                                  description="Lateral contraction under stretch (dimensionless, below 0.5; "
                                              "near 0.5 keeps volume, above 0.45 linear tets lock)")
-    density: FloatProperty(name="Density (kg/m³)", default=1000.0, min=0.0, soft_min=1.0, soft_max=20000.0,
-                           update=_material_changed, description="Mass per volume in kg/m³ (water: 1000)")
+    density: FloatProperty(name="Density (kg/m³)", default=1000.0, min=0.001, soft_min=1.0, soft_max=20000.0,
+                           update=_material_changed, options=set(), description="Mass per volume in kg/m³ (water: 1000)")
     damping: FloatProperty(name="Damping (s)", default=0.001, min=0.0, soft_max=0.1, precision=4,
                            unit='TIME_ABSOLUTE', update=_material_changed,
                            description="Rayleigh stiffness damping in seconds: a vibration of angular "
@@ -44,16 +65,29 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0, update=_material_changed,
                             description="Coulomb friction coefficient mu (dimensionless); also used when "
                                         "this object is a Collision object")
-    pin_group: StringProperty(name="Pin Group", default="",
+    pin_group: StringProperty(name="Pin Group", default="", options=set(),
                               description="Vertex group whose vertices (weight > 0.5) follow the object's "
                                           "animated shape instead of being simulated ('' for none)")
-    stiffness_group: StringProperty(name="Stiffness Group", default="",
+    stiffness_group: StringProperty(name="Stiffness Group", default="", options=set(),
                                     description="Vertex group scaling Young's modulus per region by its "
                                                 "weight (floor 1 %); vertices outside it keep full stiffness "
                                                 "('' for none)")
-    resolution: IntProperty(name="Resolution", default=12, min=2, max=256, soft_max=64,
+    initial_velocity: FloatVectorProperty(name="Initial Velocity", default=(0.0, 0.0, 0.0), subtype='VELOCITY',
+                                          unit='VELOCITY', size=3, options=set(),
+                                          description="World-space velocity of the body at the start frame (m/s)")
+    initial_angular_velocity: FloatVectorProperty(name="Initial Spin", default=(0.0, 0.0, 0.0), size=3,
+                                                  subtype='XYZ', options=set(),
+                                                  description="World-space angular velocity at the start frame "
+                                                              "(rad/s) about the body's centre of mass")
+    animated: BoolProperty(name="Animated", default=False,
+                           description="Follow the object's own animation (transform, armature, shape keys) "
+                                       "instead of simulating; keyframe it off to hand over to the simulation, "
+                                       "which goes on with the animation's velocity (as Rigid Body's Animated)")
+    effector_weights: PointerProperty(type=SoftFEMEffectorWeights, name="Field Weights", options=set(),
+                                      description="Which force fields act on this body, and its gravity factor")
+    resolution: IntProperty(name="Resolution", default=12, min=2, max=256, soft_max=64, options=set(),
                             description="Cage cells along the longest side of the mesh's bounding box")
-    mode: EnumProperty(name="Mode", default="CAGE",
+    mode: EnumProperty(name="Mode", default="CAGE", options=set(),
                        items=[("CAGE", "Cage", "Coarse tet cage around the mesh; the mesh is embedded in it"),
                               ("CONFORMING", "Conforming",
                                "Tets through the mesh's own vertices (low-poly closed meshes)")],
@@ -69,24 +103,44 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                 description="Smallest tet quality of the cage (1 = regular tet)")
 
 
+def _frame_range_toggled(settings, context):
+    if settings.use_frame_range:   # start from the scene's range
+        scene = settings.id_data
+        settings.frame_start, settings.frame_end = scene.frame_start, scene.frame_end
+
+
 class SoftFEMSceneSettings(bpy.types.PropertyGroup):
     """Per-scene solver and cache settings."""
 
-    substeps: IntProperty(name="Substeps", default=4, min=1, max=200, soft_max=50,
+    substeps: IntProperty(name="Substeps", default=4, min=1, max=200, soft_max=50, options=set(),
                           description="Solver steps per frame (each 1/(fps*substeps) s); raise it for stiff "
                                       "materials or fast motion")
-    newton_iterations: IntProperty(name="Newton Iterations", default=1, min=1, max=20,
+    newton_iterations: IntProperty(name="Newton Iterations", default=1, min=1, max=20, options=set(),
                                    description="Newton iterations per step (1 is the fast default)")
-    cg_iterations: IntProperty(name="CG Iterations", default=50, min=1, max=1000,
+    cg_iterations: IntProperty(name="CG Iterations", default=50, min=1, max=1000, options=set(),
                                description="Cap on conjugate-gradient iterations per Newton iteration")
     cache_directory: StringProperty(name="Cache Folder", default="//softfem_cache/", subtype='DIR_PATH',
+                                    options=set(),
                                     description="Folder for cached frames ('//' is beside the .blend; a "
                                                 "temporary folder while the file is unsaved)")
+    time_scale: FloatProperty(name="Speed", default=1.0, min=1e-4, soft_min=0.1, soft_max=10.0, options=set(),
+                              description="Simulated seconds per second of the scene (below 1: slow motion)")
+    use_frame_range: BoolProperty(name="Simulation Frame Range", default=False, options=set(),
+                                  update=_frame_range_toggled,
+                                  description="Simulate its own frame range instead of the scene's (a start before "
+                                              "the scene's is a pre-roll: Bake simulates it)")
+    frame_start: IntProperty(name="Start", default=1, min=-1048574, max=1048574, options=set(),
+                             description="First simulated frame: bodies are at rest in their initial shape there")
+    frame_end: IntProperty(name="End", default=250, min=-1048574, max=1048574, options=set(),
+                           description="Last simulated frame: later frames show it")
+    collision_collection: PointerProperty(name="Collision Collection", type=bpy.types.Collection, options=set(),
+                                          description="Only objects of this collection collide with SoftFEM "
+                                                      "bodies (empty: every Collision object of the scene)")
     baked: BoolProperty(name="Baked", default=False, options={'HIDDEN'},
                         description="The cache is baked: protected until Free Bake")
 
 
-CLASSES = (SoftFEMObjectSettings, SoftFEMSceneSettings)
+CLASSES = (SoftFEMEffectorWeights, SoftFEMObjectSettings, SoftFEMSceneSettings)
 
 
 def register():

@@ -3,26 +3,32 @@ import hashlib
 import os
 import tempfile
 import time
-import zlib
 
 import bpy
 import numpy as np
 
-from . import bridge, cache_files, cage, colliders
+from . import animation, bridge, cache_files, cage, colliders, effectors, mesh_hashes
+from .runtime_body import Body, PinFit, centre_of_mass, fill_unknown
 from .dependencies import load_core
 from .report import one_line
 
 _SESSIONS = {}
 _UNSAVED = "unsaved"
-# CRC of each (object, vertex group)'s weights: Blender has no bulk read of deform weights (walking 35k
-# vertices takes ~50 ms), so a hash is computed once and dropped when a depsgraph update edits the object.
-_GROUP_HASHES = {}
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
 
 
 def soft_bodies(scene):
     """The scene's mesh objects with SoftFEM enabled, sorted by name."""
     return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name)
+
+
+def frame_range(scene):
+    """(first, last) simulated frame: the scene's SoftFEM Frame Range when set, else the scene's frame range.
+    A start before the scene's is a pre-roll (Bake simulates it; playback starts at the scene's start)."""
+    s = scene.softfem
+    if s.use_frame_range:
+        return s.frame_start, s.frame_end
+    return scene.frame_start, scene.frame_end
 
 
 def cache_location(scene):
@@ -37,141 +43,49 @@ def cache_location(scene):
     return directory, f"{stem}_{scene.name}"
 
 
-def group_hash(obj, name):
-    """Hash of the weights of vertex group `name` ('' for no group), recomputed only after an edit of obj."""
-    if not name:
-        return ""
-    key = (obj.name, name)
-    value = _GROUP_HASHES.get(key)
-    if value is None:
-        try:
-            value = "%08x" % zlib.crc32(bridge.group_weights(obj, name).tobytes())
-        except KeyError:
-            return "missing"
-        _GROUP_HASHES[key] = value
-    return value
-
-
 def edited(depsgraph):
-    """A depsgraph update (a user's edit: weight paint, edit mode, operators): forget the group hashes of the
+    """A depsgraph update (a user's edit: weight paint, edit mode, operators): forget the mesh hashes of the
     objects whose data it changed. The frame handler's own write-back is not an edit."""
-    if _writing or not _GROUP_HASHES:
+    if _writing or not mesh_hashes.any_cached():
         return
     names = {u.id.original.name for u in depsgraph.updates
              if u.is_updated_geometry and isinstance(u.id, bpy.types.Object)}
-    for key in [k for k in _GROUP_HASHES if k[0] in names]:
-        del _GROUP_HASHES[key]
+    if names:
+        mesh_hashes.forget(names)
 
 
-def signature(scene):
-    """Hash of everything a simulated frame depends on; a change marks the cache outdated."""
+def signature(scene, fresh=False):
+    """Hash of everything a simulated frame depends on; a change marks the cache outdated. Settings that may
+    vary in time count by their animation when they have one (animation.setting_key). Meshes count by their
+    hashes kept since the last depsgraph update (what the panel asks for on every redraw), or hashed again when
+    `fresh` (what a frame change does, so a script's edit without an update is seen too)."""
     s = scene.softfem
     r = scene.render
-    parts = [r.fps, r.fps_base, tuple(scene.gravity), scene.use_gravity, scene.frame_start,
-             s.substeps, s.newton_iterations, s.cg_iterations]
+    key = animation.setting_key
+    parts = [r.fps, r.fps_base, key(scene, "gravity", tuple(scene.gravity)), scene.use_gravity, frame_range(scene)[0],
+             s.substeps, s.newton_iterations, s.cg_iterations, s.time_scale]
     for obj in soft_bodies(scene):
         o = obj.softfem
-        parts.append((obj.name, o.youngs_modulus, o.poisson_ratio, o.density, o.damping, o.friction,
-                      o.pin_group, o.stiffness_group, o.resolution, o.mode, bridge.fingerprint(obj.data),
-                      group_hash(obj, o.pin_group), group_hash(obj, o.stiffness_group)))
-    parts.append(tuple(colliders.identity(obj) for obj in colliders.collider_objects(scene)))
+        parts.append((obj.name, key(obj, "softfem.youngs_modulus", o.youngs_modulus), o.poisson_ratio, o.density,
+                      key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
+                      key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),
+                      tuple(o.initial_angular_velocity), effectors.weights_identity(o.effector_weights),
+                      o.pin_group, o.stiffness_group, o.resolution, o.mode, mesh_hashes.fingerprint(obj, fresh),
+                      mesh_hashes.group_hash(obj, o.pin_group), mesh_hashes.group_hash(obj, o.stiffness_group)))
+    parts.append(tuple(colliders.identity(obj, fresh) for obj in colliders.collider_objects(scene)))
+    fields = {o.name: o for obj in soft_bodies(scene) for o in effectors.field_objects(scene, obj.softfem.effector_weights)}
+    parts.append(tuple(effectors.identity(fields[name]) for name in sorted(fields)))
     return hashlib.md5(repr(parts).encode()).hexdigest()
 
 
-class Body:
-    """Runtime data of one soft body: its cage, embedding and pin mapping (no bpy references kept)."""
-
-    def __init__(self, obj, tm):
-        self.name = obj.name
-        self.tm = tm
-        self.basis = bridge.read_vertices(obj.data)
-        self.embedding = tm.embedding
-        self.handle = None
-        self.pinned = np.zeros(0, np.int64)
-        self.pin_vertices = None
-        self.pin_fit = None
-        if self.embedding is not None:
-            self.vertex_nodes = tm.tets[self.embedding.tet]
-            self.vertex_weights = self.embedding.weights
-        else:  # conforming mesh without an embedding: every vertex is its own node
-            idx = np.arange(tm.num_nodes)
-            self.vertex_nodes = np.stack([idx] * 4, axis=1)
-            self.vertex_weights = np.tile([1.0, 0.0, 0.0, 0.0], (tm.num_nodes, 1))
-
-    def node_average(self, vertex_values, vertex_mask=None):
-        """Per-node barycentric-weighted average of per-vertex values (n,) or (n,3), and the weight sums."""
-        w = self.vertex_weights if vertex_mask is None else self.vertex_weights * vertex_mask[:, None]
-        n = self.tm.num_nodes
-        total = np.bincount(self.vertex_nodes.ravel(), weights=w.ravel(), minlength=n)
-        values = np.asarray(vertex_values, np.float64)
-        cols = values.reshape(len(values), -1)
-        out = np.empty((n, cols.shape[1]))
-        for c in range(cols.shape[1]):
-            out[:, c] = np.bincount(self.vertex_nodes.ravel(), weights=(w * cols[:, c:c + 1]).ravel(), minlength=n)
-        out /= np.maximum(total, 1e-300)[:, None]
-        return (out[:, 0] if values.ndim == 1 else out), total
-
-    def render_positions(self, x):
-        """Render vertex positions for node positions x (world or local: interpolation is affine-invariant)."""
-        return self.embedding.positions(x) if self.embedding is not None else np.asarray(x)
+def _gravity(scene):
+    return tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
 
 
-def _fill_unknown(values, known, tets, default):
-    """Give nodes without a value (cage nodes no mesh vertex touches) the mean of their tets' known nodes,
-    spreading inward pass by pass; nodes never reached get `default`. values: (N,) or (N,k), in place."""
-    n = len(values)
-    cols = values.reshape(n, -1)
-    flat = tets.ravel()
-    for _ in range(n):
-        if known.all():
-            break
-        in_tet = known[tets]
-        counts = np.bincount(flat, weights=np.repeat(in_tet.sum(axis=1), 4), minlength=n)
-        new = ~known & (counts > 0)
-        if not new.any():
-            break
-        for c in range(cols.shape[1]):
-            tet_sum = np.where(in_tet, cols[:, c][tets], 0.0).sum(axis=1)
-            sums = np.bincount(flat, weights=np.repeat(tet_sum, 4), minlength=n)
-            cols[new, c] = sums[new] / counts[new]
-        known |= new
-    cols[~known] = default
-
-
-class PinFit:
-    """Pinned node positions whose embedding best reproduces given pinned-vertex positions: least squares
-    min |W X - T|^2 + eps |X - X_avg|^2 (W: barycentric weights of pinned vertices on pinned nodes; the small
-    pull toward the averaged displacement fixes nodes the vertices leave free). Exact for rigid motion."""
-
-    def __init__(self, body):
-        from scipy import sparse
-        from scipy.sparse.linalg import factorized
-        self.body = body
-        self.rows = np.flatnonzero(body.pin_vertices)
-        local = np.full(body.tm.num_nodes, -1, np.int64)
-        local[body.pinned] = np.arange(len(body.pinned))
-        cols = local[body.vertex_nodes[self.rows]]
-        self.weights = np.where(cols >= 0, body.vertex_weights[self.rows], 0.0)
-        self.cols = np.maximum(cols, 0)
-        k = len(body.pinned)
-        r = np.repeat(np.arange(len(self.rows)), 4)
-        self.W = sparse.csr_matrix((self.weights.ravel(), (r, self.cols.ravel())), shape=(len(self.rows), k))
-        self.total = np.maximum(np.bincount(self.cols.ravel(), weights=self.weights.ravel(), minlength=k), 1e-300)
-        self.rest = body.tm.nodes[body.pinned]
-        normal = (self.W.T @ self.W).tocsc()
-        self.eps = 1e-9 * max(float(normal.diagonal().max()), 1e-300)
-        self.solve = factorized((normal + self.eps * sparse.identity(k)).tocsc())
-
-    def nodes(self, driven):
-        """Local positions of the pinned nodes for the mesh's animated local vertex positions `driven`."""
-        targets = driven[self.rows]
-        disp = targets - self.body.basis[self.rows]
-        flat = self.cols.ravel()
-        prior = self.rest + np.stack([np.bincount(flat, weights=(self.weights * disp[:, c:c + 1]).ravel(),
-                                                  minlength=len(self.rest)) for c in range(3)], axis=1) \
-            / self.total[:, None]
-        rhs = self.W.T @ targets + self.eps * prior
-        return np.stack([self.solve(np.ascontiguousarray(rhs[:, c])) for c in range(3)], axis=1)
+def _material(core, o):
+    """The core.Material of an object's SoftFEM settings (their current values)."""
+    return core.Material(youngs_modulus=o.youngs_modulus, poisson_ratio=o.poisson_ratio, density=o.density,
+                         damping_mass=0.0, damping_stiffness=o.damping, friction=o.friction)
 
 
 class Session:
@@ -302,7 +216,7 @@ class Session:
         self.error = None
         self.directory, self.prefix = cache_location(scene)
         self.disk = cache_files.list_frames(self.directory, self.prefix)
-        start_file = self.disk.get(scene.frame_start)
+        start_file = self.disk.get(frame_range(scene)[0])
         file_sig = None
         if start_file:
             try:
@@ -320,13 +234,24 @@ class Session:
     def _build_bodies(self, scene):
         self.bodies = [Body(obj, cage.get_cage(obj)) for obj in soft_bodies(scene)]
 
+    def _animated_pose(self, obj, body, depsgraph):
+        """World cage node positions of the object's animated shape and place at the current frame."""
+        return bridge.to_world(np.array(obj.matrix_world), self._driven_nodes(obj, body, depsgraph))
+
     def _rest_state(self, scene, depsgraph):
-        """Every body at rest in the shape and place it has now (the start frame)."""
+        """Every body in the shape and place it has now (the start frame), moving with its Initial Velocity and
+        Initial Spin (about its centre of mass)."""
         state = []
         for body in self.bodies:
             obj = scene.objects[body.name]
-            x = bridge.to_world(np.array(obj.matrix_world), self._driven_nodes(obj, body, depsgraph))
-            state.append((x, np.zeros_like(x)))
+            x = self._animated_pose(obj, body, depsgraph)
+            o = obj.softfem
+            v = np.zeros_like(x)
+            v[:] = tuple(o.initial_velocity)
+            spin = np.array(o.initial_angular_velocity, np.float64)
+            if spin.any():
+                v += np.cross(spin, x - centre_of_mass(x, body.tm))
+            state.append((x, v))
         return state
 
     def _reset(self, scene, depsgraph):
@@ -340,26 +265,22 @@ class Session:
         self.outdated = False
         self.diverged_at = None
         self.error = None
-        self._store(scene, scene.frame_start, self._rest_state(scene, depsgraph))
+        self._store(scene, frame_range(scene)[0], self._rest_state(scene, depsgraph))
         self._build_world(scene, depsgraph)
-        self.current = scene.frame_start
+        self.current = frame_range(scene)[0]
 
     def _build_world(self, scene, depsgraph):
         """A core.World with every soft body at its rest state (the cached start frame) and every collider."""
         core = load_core()
         s = scene.softfem
-        gravity = tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
-        world = core.World(gravity=gravity, settings=core.SolverSettings(
+        world = core.World(gravity=_gravity(scene), settings=core.SolverSettings(
             newton_iterations=s.newton_iterations, cg_iterations=s.cg_iterations))
-        rest = self._state(scene.frame_start)
+        rest = self._state(frame_range(scene)[0])
         if rest is None:
             raise RuntimeError("the start frame is not cached: go to the start frame to re-simulate")
         for body, (x0, _v0) in zip(self.bodies, rest):
             obj = scene.objects[body.name]
-            o = obj.softfem
-            material = core.Material(youngs_modulus=o.youngs_modulus, poisson_ratio=o.poisson_ratio,
-                                     density=o.density, damping_mass=0.0, damping_stiffness=o.damping,
-                                     friction=o.friction)
+            material = _material(core, obj.softfem)
             mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
             body.pinned, body.pin_vertices = self._pins(obj, body)
             body.pin_fit = PinFit(body) if len(body.pinned) else None
@@ -368,6 +289,7 @@ class Session:
                                          stiffness_scale=scale)
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
         self.world = world
+        self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
 
     @staticmethod
     def _pins(obj, body):
@@ -395,7 +317,7 @@ class Session:
         except KeyError:
             raise RuntimeError(f"stiffness group '{name}' not found on '{obj.name}'") from None
         node_w, total = body.node_average(weights)
-        _fill_unknown(node_w, total > 0, body.tm.tets, 1.0)
+        fill_unknown(node_w, total > 0, body.tm.tets, 1.0)
         return np.clip(node_w[body.tm.tets].mean(axis=1), 0.01, 1.0)
 
     def _driven_nodes(self, obj, body, depsgraph, vertex_mask=None):
@@ -410,7 +332,7 @@ class Session:
         if not disp.any():
             return body.tm.nodes
         node_disp, total = body.node_average(disp, vertex_mask)
-        _fill_unknown(node_disp, total > 0, body.tm.tets, 0.0)
+        fill_unknown(node_disp, total > 0, body.tm.tets, 0.0)
         return body.tm.nodes + node_disp
 
     def _pin_targets(self, obj, body, depsgraph):
@@ -426,6 +348,27 @@ class Session:
         return bridge.to_world(np.array(obj.matrix_world), local)
 
     # ---- stepping and display -----------------------------------------------------------------------
+    def _external_accelerations(self, core, scene):
+        """[(body, core ForceFields, extra gravity (3,))] for the bodies force fields or a gravity factor act on."""
+        g = np.array(_gravity(scene))
+        out = []
+        for body in self.bodies:
+            weights = scene.objects[body.name].softfem.effector_weights
+            fields = effectors.body_fields(core, scene, weights)
+            extra = (weights.gravity - 1.0) * g
+            if len(fields) or extra.any():
+                out.append((body, fields, extra))
+        return out
+
+    def _read_animated_settings(self, core, scene):
+        """The settings that may vary in time, at the frame being simulated (its values hold over its steps)."""
+        self.world.gravity = _gravity(scene)
+        for body in self.bodies:
+            o = scene.objects[body.name].softfem
+            m = body.handle.material
+            if (m.youngs_modulus, m.damping_stiffness, m.friction) != (o.youngs_modulus, o.damping, o.friction):
+                body.handle.set_material(_material(core, o))
+
     def _set_state(self, state):
         for body, (x, v) in zip(self.bodies, state):
             body.handle.x[:] = x
@@ -440,7 +383,7 @@ class Session:
             self._set_state(self._state(frame - 1))
         s = scene.softfem
         n = s.substeps
-        dt = scene.render.fps_base / (scene.render.fps * n)
+        dt = scene.render.fps_base / (scene.render.fps * n) * s.time_scale
         starts, ends = [], []
         for body in self.bodies:
             if len(body.pinned):
@@ -451,6 +394,9 @@ class Session:
                 starts.append(None)
                 ends.append(None)
         moves = colliders.frame_targets(self.colliders, scene, depsgraph)
+        self._read_animated_settings(core, scene)
+        animated = [(body, body.handle.x.copy()) for body in self.bodies if scene.objects[body.name].softfem.animated]
+        pushes = self._external_accelerations(core, scene)
         try:
             for k in range(1, n + 1):
                 t = k / n
@@ -458,6 +404,11 @@ class Session:
                     if a is not None:
                         body.handle.set_pin_targets(a + (b - a) * t)
                 colliders.move(self.world, moves, t)
+                for body, fields, extra_gravity in pushes:
+                    # Force fields and the gravity factor as a velocity kick before each implicit step (smooth
+                    # external forces, first order in dt like the step itself; a drag's steady drift is exact).
+                    accel = fields.acceleration(body.handle.x, body.handle.v) if len(fields) else 0.0
+                    body.handle.v[:] += dt * (accel + extra_gravity)
                 self.core_calls += 1
                 self.world.step(dt)
                 if not all(np.all(np.isfinite(b.handle.x)) for b in self.bodies):
@@ -470,6 +421,13 @@ class Session:
             self.current = None
             return False
         colliders.commit(self.colliders, moves)
+        frame_seconds = dt * n
+        for body, before in animated:
+            # Animated: the body is where its animation puts it, moving at the animation's velocity over the
+            # frame, which the simulation goes on with once Animated is keyframed off.
+            pose = self._animated_pose(scene.objects[body.name], body, depsgraph)
+            body.handle.x[:] = pose
+            body.handle.v[:] = (pose - before) / frame_seconds
         self.current = frame
         self._store(scene, frame, [(b.handle.x.copy(), b.handle.v.copy()) for b in self.bodies])
         return True
@@ -480,7 +438,7 @@ class Session:
             if obj is None or obj.mode == 'EDIT':  # being edited: its mesh data is not the one shown
                 continue
             if bridge.output_modifier(obj) is None:
-                self.warn(f"the SoftFEM modifier of '{obj.name}' was removed: Remove and Add Soft Body again")
+                self.warn(f"the SoftFEM modifier of '{obj.name}' was removed: Remove SoftFEM and Add SoftFEM again")
             # Nodes to local space first: a few thousand points instead of every render vertex.
             local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
             bridge.write_local_positions(obj, local)
@@ -488,14 +446,14 @@ class Session:
     def goto(self, scene, depsgraph, frame):
         """Show `frame`: the rest state at the start frame, a cached frame, one new simulated frame after a
         cached one, else the last simulated frame. Returns the frame whose state is shown (or None)."""
-        sig = signature(scene)
+        sig = signature(scene, fresh=True)
         if sig != self.signature:
             self._on_signature_change(scene, sig)
         if self.bodies is None:
             self._build_bodies(scene)
         elif cache_location(scene) != (self.directory, self.prefix):
             self.relocate(scene)  # the Cache Folder setting changed: the frames follow
-        start = scene.frame_start
+        start, end = frame_range(scene)
         baked = scene.softfem.baked
         if frame <= start:
             if frame == start and not baked and (self.outdated or self._state(start) is None):
@@ -503,7 +461,7 @@ class Session:
             shown = start if self._state(start) is not None else None
         elif self._state(frame) is not None:
             shown = frame
-        elif (not baked and not self.outdated and self.diverged_at is None
+        elif (frame <= end and not baked and not self.outdated and self.diverged_at is None
               and self._state(frame - 1) is not None and self._simulate(scene, depsgraph, frame)):
             shown = frame
         else:
@@ -549,7 +507,7 @@ def forget(scene=None):
     """Drop one scene's session, or all of them (new file loaded)."""
     if scene is None:
         _SESSIONS.clear()
-        _GROUP_HASHES.clear()
+        mesh_hashes.forget()
     else:
         _SESSIONS.pop(scene.name, None)
 
@@ -564,9 +522,9 @@ def frame_changed(scene, depsgraph):
     _writing = True
     try:
         sess.goto(scene, depsgraph, scene.frame_current)
-        if _GROUP_HASHES and depsgraph.mode == 'VIEWPORT':  # never a render's depsgraph mid-render
+        if mesh_hashes.any_cached() and depsgraph.mode == 'VIEWPORT':  # never a render's depsgraph mid-render
             # Evaluate the written meshes now, so the depsgraph updates they cause come while _writing is set
-            # (later, they would look like edits and drop the group hashes every frame).
+            # (later, they would look like edits and drop the mesh hashes every frame).
             depsgraph.update()
     except Exception as exc:  # a frame handler must never raise a traceback at the user
         sess.error = one_line(exc)

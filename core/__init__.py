@@ -6,8 +6,10 @@ from .tetmesh import TetMesh
 from .material import Material  # noqa: E402  simulator core
 from .world import World, SolverSettings  # noqa: E402  simulator core
 from .geometry import tetrahedralize  # noqa: E402  tetrahedralization
+from .forces import ForceFields  # noqa: E402  force fields
 
 __all__ = [
     "InvalidInputError", "SimulationDiverged", "SoftFEMError", "TetMesh",
     "Material", "World", "SolverSettings", "tetrahedralize",
+    "ForceFields",
 ]

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .errors import InvalidInputError
+from .material import Material
 
 
 class Body:
@@ -63,6 +64,22 @@ class Body:
         if not np.all(np.isfinite(p)):
             raise InvalidInputError("pin targets contain NaN or infinite coordinates")
         self._world._set_pin_targets(self.node_slice.start + self.pinned, p)
+
+    def set_material(self, material):
+        """Use `material` from the next step on: Young's modulus, damping and friction may change over time
+        (animated settings); density and Poisson ratio may not (they fix the masses and the body's
+        compressibility). The state (positions, velocities, rotations, contact memory) is kept."""
+        if not isinstance(material, Material):
+            raise InvalidInputError("material must be a core.Material")
+        if (material.density, material.poisson_ratio) != (self.material.density, self.material.poisson_ratio):
+            raise InvalidInputError("density and poisson_ratio cannot change during a simulation")
+        world = self._world
+        mesh, _old, pin_mask, scale = world._specs[self._index]
+        world._specs[self._index] = (mesh, material, pin_mask, scale)
+        world._model = world._model.with_body_material(self._index, self.material, material)
+        world._force_model = None
+        world._contact.set_body_friction(self._index, material.friction)
+        self.material = material
 
     def elastic_energy(self):
         """Elastic energy (J) at the current positions."""

@@ -1,4 +1,6 @@
 """Model: what does not change during a simulation, for all bodies of a World in one set of global arrays."""
+import copy
+
 import numpy as np
 
 from .errors import InvalidInputError
@@ -72,6 +74,25 @@ class Model:
     @property
     def num_tets(self):
         return len(self.tets)
+
+    def with_body_material(self, index, old, new):
+        """A Model sharing this one's arrays except body `index`'s stiffness and damping, changed from material
+        `old` to `new` (same density and Poisson ratio: the masses and λ/μ stay; μV and λV scale by E'/E, so a
+        stiffness group's per-tet scale is kept). O(tets of that body), no inverse recomputed."""
+        model = copy.copy(self)
+        nodes, tets = slice(*self.node_ranges[index]), slice(*self.tet_ranges[index])
+        ratio = new.youngs_modulus / old.youngs_modulus
+        for name, sl, value in (("mu_v", tets, None), ("lam_v", tets, None),
+                                ("damping_stiffness", tets, new.damping_stiffness),
+                                ("damping_mass", nodes, new.damping_mass)):
+            a = getattr(self, name).copy()
+            if value is None:
+                a[sl] *= ratio
+            else:
+                a[sl] = value
+            a.setflags(write=False)
+            setattr(model, name, a)
+        return model
 
 
 def _join(arrays):

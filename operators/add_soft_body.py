@@ -3,23 +3,28 @@ import bpy
 
 from ..addon import soft_body
 from ..addon.report import one_line
+from . import polls
 
 
 class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
     """Tetrahedralize the selected mesh objects and simulate them as SoftFEM soft bodies"""
     bl_idname = "softfem.add_soft_body"
-    bl_label = "Add Soft Body"
+    bl_label = "Add SoftFEM"
     bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return polls.can_add(cls, context)
 
     def execute(self, context):
         objects = list(context.selected_objects) or ([context.object] if context.object else [])
         if not objects:
-            self.report({'ERROR'}, "Select a mesh object to make it a soft body")
+            self.report({'ERROR'}, "Select a mesh object to make it a SoftFEM body")
             return {'CANCELLED'}
         added = []
         for obj in objects:
             if obj.softfem.enabled:
-                self.report({'INFO'}, f"'{obj.name}' is already a soft body")
+                self.report({'INFO'}, f"'{obj.name}' is already a SoftFEM body")
                 continue
             try:
                 tm = soft_body.add(obj)

@@ -3,8 +3,9 @@ import time
 
 import bpy
 
-from ..addon import baking
+from ..addon import baking, session
 from ..addon.report import one_line
+from . import polls
 
 
 class SOFTFEM_OT_bake(bpy.types.Operator):
@@ -13,19 +14,32 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
     bl_label = "Bake"
     bl_options = {'REGISTER'}
 
+    @classmethod
+    def poll(cls, context):
+        return polls.scene_ready(cls, context)
+
     _timer = None
+    # A bake step per tick: the frames come as fast as they simulate, and the UI still redraws between them.
+    TIMER_SECONDS = 0.02
+    # What the user may still do while the bake runs: look around the viewport. Everything else (Ctrl-Z,
+    # scrubbing, edits) would change the scene under the bake, so the modal handler swallows it.
+    NAVIGATION = {'MOUSEMOVE', 'INBETWEEN_MOUSEMOVE', 'MIDDLEMOUSE', 'WHEELUPMOUSE', 'WHEELDOWNMOUSE',
+                  'WHEELINMOUSE', 'WHEELOUTMOUSE', 'WHEELLEFTMOUSE', 'WHEELRIGHTMOUSE', 'TRACKPADPAN',
+                  'TRACKPADZOOM', 'MOUSEROTATE', 'MOUSESMARTZOOM', 'NDOF_MOTION', 'WINDOW_DEACTIVATE',
+                  'TIMER0', 'TIMER1', 'TIMER2', 'TIMER_JOBS', 'TIMER_AUTOSAVE', 'TIMER_REPORT', 'TIMERREGION'}
 
     def execute(self, context):
         scene = context.scene
         try:
             baking.check_bakeable(scene)
-            for frame in range(scene.frame_start, scene.frame_end + 1):
+            start, end = session.frame_range(scene)
+            for frame in range(start, end + 1):
                 baking.bake_step(scene, frame)
         except Exception as exc:  # a one-line report, never a traceback
             self.report({'ERROR'}, f"Bake stopped: {one_line(exc)}")
             return {'CANCELLED'}
         baking.finish_bake(scene)
-        self.report({'INFO'}, f"Baked frames {scene.frame_start}-{scene.frame_end}")
+        self.report({'INFO'}, f"Baked frames {start}-{end}")
         return {'FINISHED'}
 
     def invoke(self, context, _event):
@@ -37,11 +51,12 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
             self.report({'ERROR'}, f"Bake: {one_line(exc)}")
             return {'CANCELLED'}
         scene = context.scene
-        self._frame = scene.frame_start
+        self._start, self._end_frame = session.frame_range(scene)
+        self._frame = self._start
         self._started = time.perf_counter()
         wm = context.window_manager
-        wm.progress_begin(scene.frame_start, scene.frame_end)
-        self._timer = wm.event_timer_add(0.001, window=context.window)
+        wm.progress_begin(self._start, self._end_frame)
+        self._timer = wm.event_timer_add(self.TIMER_SECONDS, window=context.window)
         wm.modal_handler_add(self)
         return {'RUNNING_MODAL'}
 
@@ -52,30 +67,37 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
             self.report({'WARNING'}, f"Bake cancelled at frame {self._frame}: simulated frames stay cached")
             return {'CANCELLED'}
         if event.type != 'TIMER':
-            return {'PASS_THROUGH'}
+            return {'PASS_THROUGH'} if event.type in self.NAVIGATION else {'RUNNING_MODAL'}
         try:
             baking.bake_step(scene, self._frame)
         except Exception as exc:  # a one-line report, never a traceback
             self._end(context)
             self.report({'ERROR'}, f"Bake stopped: {one_line(exc)}")
             return {'CANCELLED'}
-        done = self._frame - scene.frame_start + 1
-        total = scene.frame_end - scene.frame_start + 1
+        done = self._frame - self._start + 1
+        total = self._end_frame - self._start + 1
         rate = done / max(time.perf_counter() - self._started, 1e-9)
         context.window_manager.progress_update(self._frame)
         context.workspace.status_text_set(
-            f"SoftFEM bake: frame {self._frame}/{scene.frame_end}, {rate:.1f} frames/s, "
+            f"SoftFEM bake: frame {self._frame}/{self._end_frame}, {rate:.1f} frames/s, "
             f"{(total - done) / rate:.0f} s left (Esc cancels)")
-        if self._frame >= scene.frame_end:
+        if self._frame >= self._end_frame:
             self._end(context)
             baking.finish_bake(scene)
-            self.report({'INFO'}, f"Baked frames {scene.frame_start}-{scene.frame_end}")
+            self.report({'INFO'}, f"Baked frames {self._start}-{self._end_frame}")
             return {'FINISHED'}
         self._frame += 1
         return {'RUNNING_MODAL'}
 
+    def cancel(self, context):
+        """Blender ends the operator (file closed or new, window closed): remove the timer and progress."""
+        self._end(context)
+
     def _end(self, context):
         wm = context.window_manager
-        wm.event_timer_remove(self._timer)
+        if self._timer is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
         wm.progress_end()
-        context.workspace.status_text_set(None)
+        if context.workspace is not None:
+            context.workspace.status_text_set(None)

@@ -3,6 +3,7 @@ import bpy
 
 from ..addon import baking
 from ..addon.report import one_line
+from . import polls
 
 
 class SOFTFEM_OT_bake_to_mesh_cache(bpy.types.Operator):
@@ -11,6 +12,10 @@ class SOFTFEM_OT_bake_to_mesh_cache(bpy.types.Operator):
     bl_idname = "softfem.bake_to_mesh_cache"
     bl_label = "Bake to Mesh Cache"
     bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return polls.has_body(cls, context)
 
     def execute(self, context):
         objects = list(context.selected_objects) or ([context.object] if context.object else [])

@@ -3,6 +3,7 @@ import bpy
 
 from ..addon import baking
 from ..addon.report import one_line
+from . import polls
 
 
 class SOFTFEM_OT_free_bake(bpy.types.Operator):
@@ -10,6 +11,10 @@ class SOFTFEM_OT_free_bake(bpy.types.Operator):
     bl_idname = "softfem.free_bake"
     bl_label = "Free Bake"
     bl_options = {'REGISTER'}
+
+    @classmethod
+    def poll(cls, context):
+        return polls.scene_ready(cls, context)
 
     def execute(self, context):
         try:

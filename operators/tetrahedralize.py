@@ -3,6 +3,7 @@ import bpy
 
 from ..addon import soft_body
 from ..addon.report import one_line
+from . import polls
 
 
 class SOFTFEM_OT_tetrahedralize(bpy.types.Operator):
@@ -11,11 +12,15 @@ class SOFTFEM_OT_tetrahedralize(bpy.types.Operator):
     bl_label = "Tetrahedralize"
     bl_options = {'REGISTER', 'UNDO'}
 
+    @classmethod
+    def poll(cls, context):
+        return polls.has_body(cls, context)
+
     def execute(self, context):
         objects = [o for o in (list(context.selected_objects) or [context.object])
                    if o is not None and o.type == 'MESH' and o.softfem.enabled]
         if not objects:
-            self.report({'ERROR'}, "No selected soft body to tetrahedralize")
+            self.report({'ERROR'}, "No selected SoftFEM body to tetrahedralize")
             return {'CANCELLED'}
         done = []
         for obj in objects:

@@ -26,9 +26,7 @@ def draw_object(layout, context):
         layout.label(text="Select a mesh object")
         return
     if obj.type == 'MESH' and colliders.is_collider(obj):
-        layout.label(text=f"Collider: {obj.name}", icon='MOD_PHYSICS')
-        layout.prop(obj.softfem, "friction")
-        layout.prop(obj.collision, "thickness_outer", text="Thickness (m)")
+        draw_collider(layout, context, obj)
         return
     if obj.type != 'MESH':
         layout.label(text=f"'{obj.name}' is not a mesh")
@@ -48,13 +46,33 @@ def draw_object(layout, context):
         row.alert = True
         row.label(text=f"Pin group '{s.pin_group}' not found", icon='ERROR')
     layout.prop_search(s, "stiffness_group", obj, "vertex_groups")
+    layout.prop(s, "animated")
+    col = layout.column()
+    col.prop(s, "initial_velocity")
+    col.prop(s, "initial_angular_velocity")
+
+
+def draw_collider(layout, context, obj):
+    """A Collision object: whether it collides, its friction and outer thickness (with the gap it leaves)."""
+    layout.label(text=f"Collider: {obj.name}", icon='MOD_PHYSICS')
+    if not colliders.collides(obj):
+        layout.label(text="Not colliding: its Collision checkbox or modifier toggles are off", icon='INFO')
+    group = context.scene.softfem.collision_collection
+    if group is not None and obj.name not in group.all_objects:
+        layout.label(text=f"Not in the Collision Collection '{group.name}'", icon='INFO')
+    layout.prop(obj.softfem, "friction")
+    layout.prop(obj.collision, "thickness_outer", text="Thickness (m)")
+    gap = obj.collision.thickness_outer
+    if gap >= 0.001:
+        layout.label(text=f"Bodies rest {gap * 1000:.0f} mm off this surface: lower Thickness to close the gap",
+                     icon='INFO')
 
 
 def draw_cage(layout, context):
     """Mode, resolution, Tetrahedralize and the cage's counts."""
     obj = _soft_body(context)
     if obj is None:
-        layout.label(text="Select a soft body")
+        layout.label(text="Select a SoftFEM body")
         return
     s = obj.softfem
     layout.prop(s, "mode")
@@ -67,6 +85,19 @@ def draw_cage(layout, context):
     col.label(text=f"Min quality: {s.cage_quality:.3f}")
 
 
+def draw_fields(layout, context):
+    """The body's Effector Weights: which force fields act on it, and its gravity factor."""
+    obj = _soft_body(context)
+    if obj is None:
+        layout.label(text="Select a SoftFEM body")
+        return
+    w = obj.softfem.effector_weights
+    layout.prop(w, "collection")
+    col = layout.column(align=True)
+    for name in ("gravity", "all", "wind", "force", "vortex", "turbulence"):
+        col.prop(w, name)
+
+
 def draw_solver(layout, context):
     """The scene's solver settings."""
     s = context.scene.softfem
@@ -75,13 +106,22 @@ def draw_solver(layout, context):
     col.prop(s, "newton_iterations")
     col.prop(s, "cg_iterations")
     fps = context.scene.render.fps / context.scene.render.fps_base
-    layout.label(text=f"Time step: {1000.0 / (fps * s.substeps):.2f} ms")
+    layout.prop(s, "time_scale")
+    layout.label(text=f"Time step: {1000.0 * s.time_scale / (fps * s.substeps):.2f} ms")
+    layout.prop(s, "collision_collection")
 
 
 def draw_cache(layout, context):
     """Cache status (frames, outdated, baked, problems) and Bake / Free Bake / Bake to Mesh Cache."""
     scene = context.scene
     layout.prop(scene.softfem, "cache_directory")
+    layout.prop(scene.softfem, "use_frame_range")
+    if scene.softfem.use_frame_range:
+        col = layout.column(align=True)
+        col.prop(scene.softfem, "frame_start")
+        col.prop(scene.softfem, "frame_end")
+        if scene.softfem.frame_start < scene.frame_start:
+            layout.label(text=f"Pre-roll from frame {scene.softfem.frame_start}: Bake to simulate it", icon='INFO')
     st = status.cache_status(scene)
     if st["baked"]:
         layout.label(text=f"Baked: frames {st['first']}-{st['last']}", icon='LOCKED')
@@ -132,6 +172,16 @@ class VIEW3D_PT_softfem_cage(_SoftFEMPanel, bpy.types.Panel):
         draw_cage(self.layout, context)
 
 
+class VIEW3D_PT_softfem_fields(_SoftFEMPanel, bpy.types.Panel):
+    """Force fields acting on the SoftFEM body"""
+    bl_label = "Field Weights"
+    bl_parent_id = "VIEW3D_PT_softfem"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        draw_fields(self.layout, context)
+
+
 class VIEW3D_PT_softfem_solver(_SoftFEMPanel, bpy.types.Panel):
     """Solver settings of the scene"""
     bl_label = "Solver"
@@ -150,4 +200,5 @@ class VIEW3D_PT_softfem_cache(_SoftFEMPanel, bpy.types.Panel):
         draw_cache(self.layout, context)
 
 
-CLASSES = (VIEW3D_PT_softfem, VIEW3D_PT_softfem_cage, VIEW3D_PT_softfem_solver, VIEW3D_PT_softfem_cache)
+CLASSES = (VIEW3D_PT_softfem, VIEW3D_PT_softfem_cage, VIEW3D_PT_softfem_fields, VIEW3D_PT_softfem_solver,
+           VIEW3D_PT_softfem_cache)

@@ -88,6 +88,15 @@ class ContactStage:
         self.surfaces.append(BodySurface(mesh, friction, name))
         self._layout = None
 
+    def set_body_friction(self, index, friction):
+        """Change body `index`'s friction coefficient from the next step on (its contacts' memory is kept)."""
+        surface = self.surfaces[index]
+        surface.friction = float(friction)
+        lay = self._layout
+        if lay is not None:
+            lay["mu"][lay["group"] == index] = surface.friction
+            lay["tri_mu"][lay["tri_group"] == index] = surface.friction
+
     def finish_step(self):
         """Colliders arrive at their end positions; the next step starts there."""
         for c in self.colliders:

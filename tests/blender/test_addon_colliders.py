@@ -31,7 +31,10 @@ def test_colliders_are_read_in_world_space_and_moved(blender, softfem, monkeypat
     paddle.keyframe_insert("location", frame=3)
     hidden = add_ico(bpy, location=(5.0, 0.0, 0.0), name="Hidden")
     hidden.modifiers.new("Collision", 'COLLISION')
-    hidden.hide_set(True)  # invisible colliders are ignored
+    hidden.hide_set(True)  # hidden (H) colliders keep colliding
+    disabled = add_ico(bpy, location=(-5.0, 0.0, 0.0), name="Disabled")
+    disabled.modifiers.new("Collision", 'COLLISION')
+    disabled.hide_viewport = True   # disabled in viewports: ignored
 
     ball = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 2.0))
     ball.softfem.resolution = 4
@@ -39,8 +42,9 @@ def test_colliders_are_read_in_world_space_and_moved(blender, softfem, monkeypat
     ball.select_set(True)
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
     scene.frame_set(1)
-    assert len(added) == 1
-    verts, tris, friction, thickness = added[0]
+    assert len(added) == 2
+    assert [c.name for c in softfem.addon.session.existing(scene).colliders] == ["Hidden", "Paddle"]
+    verts, tris, friction, thickness = added[1]
     m = np.array(paddle.matrix_world)
     local = np.array([v.co[:] for v in paddle.data.vertices])
     np.testing.assert_allclose(verts, local @ m[:3, :3].T + m[:3, 3], atol=1e-6)

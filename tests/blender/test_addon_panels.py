@@ -11,6 +11,7 @@ class Layout:
         self.log = log
         self.alert = False
         self.enabled = True
+        self.use_property_split = False
 
     def _child(self, *_args, **_kwargs):
         return Layout(self.log)
@@ -39,12 +40,22 @@ class Layout:
         self.log.append(("operator", idname, self.alert))
 
 
-def draw_all(softfem, bpy, obj):
-    """Draw every SoftFEM panel; return the recorded calls."""
+def draw_all(softfem, bpy, obj, physics=False):
+    """Draw every SoftFEM panel of the sidebar (or of Properties > Physics whose poll() passes, and the SoftFEM
+    button among Blender's physics buttons); return the recorded calls."""
     log = []
     context = SimpleNamespace(scene=bpy.context.scene, object=obj)
-    for cls in softfem.panels.sidebar.CLASSES:
-        cls.draw(SimpleNamespace(layout=Layout(log)), context)
+    if not physics:
+        for cls in softfem.panels.sidebar.CLASSES:
+            cls.draw(SimpleNamespace(layout=Layout(log)), context)
+        return log
+    softfem.panels.physics.draw_physics_button(SimpleNamespace(layout=Layout(log)), context)
+    for cls in softfem.panels.physics.CLASSES:
+        if cls.poll(context):
+            panel = SimpleNamespace(layout=Layout(log))
+            cls.draw(panel, context)
+            assert panel.layout.use_property_split, cls
+            log.append(("panel", cls.__name__, False))
     return log
 
 
@@ -64,7 +75,7 @@ def test_panels_draw_in_every_state(blender, softfem, monkeypatch):
     obj.softfem.resolution = 4
     log = draw_all(softfem, bpy, obj)  # a mesh that is no soft body yet
     assert "softfem.add_soft_body" in texts(log, "operator")
-    assert "Select a soft body" in texts(log)
+    assert "Select a SoftFEM body" in texts(log)
 
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
     log = draw_all(softfem, bpy, obj)  # cage built, nothing simulated
@@ -103,3 +114,50 @@ def test_panels_draw_in_every_state(blender, softfem, monkeypatch):
     log = draw_all(softfem, bpy, obj)  # numba missing
     assert any("numba" in t and alert for kind, t, alert in log if kind == "label")
     assert bpy.ops.softfem.add_soft_body.poll() is not None  # operators still registered
+
+
+def test_physics_panels_are_registered_beside_blenders_physics(blender, softfem):
+    import bpy
+    panel = bpy.types.PHYSICS_PT_softfem
+    assert (panel.bl_space_type, panel.bl_region_type, panel.bl_context) == ('PROPERTIES', 'WINDOW', "physics")
+    for name in ("PHYSICS_PT_softfem_cage", "PHYSICS_PT_softfem_solver", "PHYSICS_PT_softfem_cache"):
+        assert getattr(bpy.types, name).bl_parent_id == "PHYSICS_PT_softfem"
+    assert softfem.panels.physics.draw_physics_button in bpy.types.PHYSICS_PT_add._dyn_ui_initialize()
+    assert bpy.types.SOFTFEM_OT_add_soft_body.bl_label == "Add SoftFEM"
+    assert bpy.types.SOFTFEM_OT_remove_soft_body.bl_label == "Remove SoftFEM"
+    assert bpy.context.scene.objects is not None and hasattr(bpy.ops.softfem, "add_soft_body")
+
+
+def test_physics_panels_draw_in_every_state(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 3
+    assert draw_all(softfem, bpy, None, physics=True) == []       # no object: nothing drawn
+
+    bpy.ops.object.empty_add()
+    assert draw_all(softfem, bpy, bpy.context.object, physics=True) == []   # not a mesh
+
+    obj = add_ico(bpy, subdivisions=1)
+    obj.softfem.resolution = 4
+    log = draw_all(softfem, bpy, obj, physics=True)              # a mesh: the SoftFEM button adds
+    assert texts(log, "operator").count("softfem.add_soft_body") == 2
+    assert texts(log, "panel") == ["PHYSICS_PT_softfem"]
+
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    log = draw_all(softfem, bpy, obj, physics=True)              # a body: the button removes, every panel shows
+    assert "softfem.remove_soft_body" in texts(log, "operator")
+    assert texts(log, "panel") == ["PHYSICS_PT_softfem", "PHYSICS_PT_softfem_cage", "PHYSICS_PT_softfem_fields",
+                                   "PHYSICS_PT_softfem_solver", "PHYSICS_PT_softfem_cache"]
+    assert {"youngs_modulus", "animated", "initial_velocity", "resolution", "substeps", "time_scale", "wind",
+            "gravity", "use_frame_range", "collision_collection", "cache_directory"} <= set(texts(log, "prop"))
+    assert "Nothing cached yet" in texts(log)
+    for f in (1, 2, 3):
+        scene.frame_set(f)
+    assert "3 frames cached (1-3)" in texts(draw_all(softfem, bpy, obj, physics=True))
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+    assert "Baked: frames 1-3" in texts(draw_all(softfem, bpy, obj, physics=True))
+
+    floor = add_ico(bpy, name="Floor")
+    floor.modifiers.new("Collision", 'COLLISION')
+    log = draw_all(softfem, bpy, floor, physics=True)            # a collider: its friction
+    assert "friction" in texts(log, "prop") and "Collider: Floor" in texts(log)

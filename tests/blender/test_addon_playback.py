@@ -71,6 +71,7 @@ def test_changing_a_property_marks_the_cache_outdated(blender, softfem):
     assert not status(scene)["outdated"] and status(scene)["frames"] == 2
     # Editing the mesh itself also outdates the cache.
     obj.data.vertices[0].co.x += 0.01
+    bpy.context.view_layer.update()   # the panel sees an edit at the next evaluation (the UI's, before it redraws)
     assert status(scene)["outdated"]
 
 

@@ -1,0 +1,108 @@
+"""Runtime data of one soft body in a session: cage, embedding, pins (the pin fit) and per-node averages."""
+import numpy as np
+
+from . import bridge
+
+
+def centre_of_mass(x, tm):
+    """Centre of mass of a cage at node positions x (uniform density, tets weighted by volume and mass weight)."""
+    a, b, c, d = (x[tm.tets[:, k]] for k in range(4))
+    vol = np.abs(np.einsum("ij,ij->i", b - a, np.cross(c - a, d - a))) / 6.0
+    w = vol * (tm.mass_weights if tm.mass_weights is not None else 1.0)
+    return (w[:, None] * (a + b + c + d) / 4.0).sum(axis=0) / w.sum()
+
+
+class Body:
+    """Runtime data of one soft body: its cage, embedding and pin mapping (no bpy references kept)."""
+
+    def __init__(self, obj, tm):
+        self.name = obj.name
+        self.tm = tm
+        self.basis = bridge.read_vertices(obj.data)
+        self.embedding = tm.embedding
+        self.handle = None
+        self.pinned = np.zeros(0, np.int64)
+        self.pin_vertices = None
+        self.pin_fit = None
+        if self.embedding is not None:
+            self.vertex_nodes = tm.tets[self.embedding.tet]
+            self.vertex_weights = self.embedding.weights
+        else:  # conforming mesh without an embedding: every vertex is its own node
+            idx = np.arange(tm.num_nodes)
+            self.vertex_nodes = np.stack([idx] * 4, axis=1)
+            self.vertex_weights = np.tile([1.0, 0.0, 0.0, 0.0], (tm.num_nodes, 1))
+
+    def node_average(self, vertex_values, vertex_mask=None):
+        """Per-node barycentric-weighted average of per-vertex values (n,) or (n,3), and the weight sums."""
+        w = self.vertex_weights if vertex_mask is None else self.vertex_weights * vertex_mask[:, None]
+        n = self.tm.num_nodes
+        total = np.bincount(self.vertex_nodes.ravel(), weights=w.ravel(), minlength=n)
+        values = np.asarray(vertex_values, np.float64)
+        cols = values.reshape(len(values), -1)
+        out = np.empty((n, cols.shape[1]))
+        for c in range(cols.shape[1]):
+            out[:, c] = np.bincount(self.vertex_nodes.ravel(), weights=(w * cols[:, c:c + 1]).ravel(), minlength=n)
+        out /= np.maximum(total, 1e-300)[:, None]
+        return (out[:, 0] if values.ndim == 1 else out), total
+
+    def render_positions(self, x):
+        """Render vertex positions for node positions x (world or local: interpolation is affine-invariant)."""
+        return self.embedding.positions(x) if self.embedding is not None else np.asarray(x)
+
+
+def fill_unknown(values, known, tets, default):
+    """Give nodes without a value (cage nodes no mesh vertex touches) the mean of their tets' known nodes,
+    spreading inward pass by pass; nodes never reached get `default`. values: (N,) or (N,k), in place."""
+    n = len(values)
+    cols = values.reshape(n, -1)
+    flat = tets.ravel()
+    for _ in range(n):
+        if known.all():
+            break
+        in_tet = known[tets]
+        counts = np.bincount(flat, weights=np.repeat(in_tet.sum(axis=1), 4), minlength=n)
+        new = ~known & (counts > 0)
+        if not new.any():
+            break
+        for c in range(cols.shape[1]):
+            tet_sum = np.where(in_tet, cols[:, c][tets], 0.0).sum(axis=1)
+            sums = np.bincount(flat, weights=np.repeat(tet_sum, 4), minlength=n)
+            cols[new, c] = sums[new] / counts[new]
+        known |= new
+    cols[~known] = default
+
+
+class PinFit:
+    """Pinned node positions whose embedding best reproduces given pinned-vertex positions: least squares
+    min |W X - T|^2 + eps |X - X_avg|^2 (W: barycentric weights of pinned vertices on pinned nodes; the small
+    pull toward the averaged displacement fixes nodes the vertices leave free). Exact for rigid motion."""
+
+    def __init__(self, body):
+        from scipy import sparse
+        from scipy.sparse.linalg import factorized
+        self.body = body
+        self.rows = np.flatnonzero(body.pin_vertices)
+        local = np.full(body.tm.num_nodes, -1, np.int64)
+        local[body.pinned] = np.arange(len(body.pinned))
+        cols = local[body.vertex_nodes[self.rows]]
+        self.weights = np.where(cols >= 0, body.vertex_weights[self.rows], 0.0)
+        self.cols = np.maximum(cols, 0)
+        k = len(body.pinned)
+        r = np.repeat(np.arange(len(self.rows)), 4)
+        self.W = sparse.csr_matrix((self.weights.ravel(), (r, self.cols.ravel())), shape=(len(self.rows), k))
+        self.total = np.maximum(np.bincount(self.cols.ravel(), weights=self.weights.ravel(), minlength=k), 1e-300)
+        self.rest = body.tm.nodes[body.pinned]
+        normal = (self.W.T @ self.W).tocsc()
+        self.eps = 1e-9 * max(float(normal.diagonal().max()), 1e-300)
+        self.solve = factorized((normal + self.eps * sparse.identity(k)).tocsc())
+
+    def nodes(self, driven):
+        """Local positions of the pinned nodes for the mesh's animated local vertex positions `driven`."""
+        targets = driven[self.rows]
+        disp = targets - self.body.basis[self.rows]
+        flat = self.cols.ravel()
+        prior = self.rest + np.stack([np.bincount(flat, weights=(self.weights * disp[:, c:c + 1]).ravel(),
+                                                  minlength=len(self.rest)) for c in range(3)], axis=1) \
+            / self.total[:, None]
+        rhs = self.W.T @ targets + self.eps * prior
+        return np.stack([self.solve(np.ascontiguousarray(rhs[:, c])) for c in range(3)], axis=1)

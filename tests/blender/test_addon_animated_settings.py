@@ -1,0 +1,148 @@
+"""Animated settings: a keyframed Young's modulus and friction are read per frame, change the motion, and do not
+outdate the cache; editing the animation does. Settings that cannot vary in time are not animatable."""
+import numpy as np
+from addon_testing import add_ico
+
+
+def scene_with_ball(bpy):
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 8
+    bpy.ops.mesh.primitive_plane_add(size=4.0, location=(0.0, 0.0, 0.0))
+    bpy.context.active_object.modifiers.new("Collision", 'COLLISION')
+    bpy.context.active_object.collision.thickness_outer = 0.0
+    ball = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 0.55))
+    ball.softfem.resolution = 4
+    ball.softfem.youngs_modulus = 2e4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    return scene, ball
+
+
+def play(softfem, bpy, scene, frames):
+    status = softfem.addon.status.cache_status
+    for f in frames:
+        scene.frame_set(f)
+        bpy.context.view_layer.update()
+        assert not status(scene)["outdated"], f
+
+
+def test_keyframed_youngs_modulus_and_friction_play_through_without_outdating_the_cache(blender, softfem,
+                                                                                         monkeypatch):
+    bpy = blender
+    scene, ball = scene_with_ball(bpy)
+    play(softfem, bpy, scene, range(1, 9))
+    sess = softfem.addon.session.existing(scene)
+    constant = sess.positions(scene, ball.name, 8).copy()
+
+    ball.softfem.youngs_modulus = 2e4
+    ball.keyframe_insert('softfem.youngs_modulus', frame=1)
+    ball.softfem.youngs_modulus = 2e3
+    ball.keyframe_insert('softfem.youngs_modulus', frame=8)
+    ball.softfem.friction = 0.5
+    ball.keyframe_insert('softfem.friction', frame=1)
+    ball.softfem.friction = 0.1
+    ball.keyframe_insert('softfem.friction', frame=8)
+    used = []
+    set_material = softfem.core.body.Body.set_material
+    monkeypatch.setattr(softfem.core.body.Body, "set_material",
+                        lambda body, m: used.append((m.youngs_modulus, m.friction)) or set_material(body, m))
+    scene.frame_set(1)                              # the animation is new: outdated, re-simulated from frame 1
+    sess = softfem.addon.session.existing(scene)
+    calls = sess.core_calls
+    play(softfem, bpy, scene, range(2, 9))
+    assert sess.core_calls - calls == 7 * scene.softfem.substeps   # every frame simulated once, none reset
+    assert sess.cached_frames() == list(range(1, 9))
+    fcurves = {fc.data_path: fc for fc in softfem.addon.animation._curves(ball, "softfem.youngs_modulus")
+               + softfem.addon.animation._curves(ball, "softfem.friction")}
+    expected = [(fcurves["softfem.youngs_modulus"].evaluate(f), fcurves["softfem.friction"].evaluate(f))
+                for f in range(2, 9)]
+    np.testing.assert_allclose(used, expected, rtol=1e-6)     # the values of the frame being simulated
+    animated = sess.positions(scene, ball.name, 8)
+    assert np.abs(animated - constant).max() > 1e-3          # softer over time: the motion changed
+    calls = sess.core_calls
+    play(softfem, bpy, scene, range(1, 9))                   # played again: all cached
+    assert sess.core_calls == calls
+
+    fc = fcurves["softfem.youngs_modulus"]
+    fc.keyframe_points[1].co.y = 5e3                          # editing the animation outdates the cache
+    bpy.context.view_layer.update()
+    assert softfem.addon.status.cache_status(scene)["outdated"]
+
+
+def test_animated_gravity_is_read_per_frame(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 5
+    ball = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 2.0))
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    scene.gravity = (0.0, 0.0, -9.81)
+    scene.keyframe_insert('gravity', frame=2)
+    scene.gravity = (0.0, 0.0, 9.81)
+    scene.keyframe_insert('gravity', frame=3)
+    for fc in scene.animation_data.action.layers[0].strips[0].channelbags[0].fcurves:
+        for k in fc.keyframe_points:
+            k.interpolation = 'CONSTANT'
+    play(softfem, bpy, scene, range(1, 6))
+    sess = softfem.addon.session.existing(scene)
+    z = [sess.positions(scene, ball.name, f)[:, 2].mean() for f in range(1, 6)]
+    # frame 2 is simulated under gravity -g, frames 3-5 under +g: it falls, then rises back
+    assert z[1] < z[0] and z[4] > z[1]
+
+
+def test_initial_velocity_and_spin(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 3
+    scene.use_gravity = False
+    ball = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 2.0))
+    ball.softfem.resolution = 4
+    ball.softfem.youngs_modulus = 1e6
+    ball.softfem.initial_velocity = (1.5, 0.0, -0.5)
+    ball.softfem.initial_angular_velocity = (0.0, 0.0, 2.0)
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    play(softfem, bpy, scene, range(1, 4))
+    sess = softfem.addon.session.existing(scene)
+    m = sess.world.model.mass
+    (x1, v1), = sess._state(1)
+    (x3, v3), = sess._state(3)
+    c1, c3 = (m @ x1) / m.sum(), (m @ x3) / m.sum()
+    np.testing.assert_allclose((c3 - c1) * 12.0, (1.5, 0.0, -0.5), rtol=0, atol=1e-3 * 1.5)  # 2 frames = 1/12 s
+    # the spin: angular momentum about the centre / moment of inertia about z = 2 rad/s, kept without gravity
+    r = x3 - c3
+    spin = (m * (r[:, 0] * v3[:, 1] - r[:, 1] * v3[:, 0])).sum() / (m * (r[:, 0] ** 2 + r[:, 1] ** 2)).sum()
+    assert abs(spin - 2.0) < 0.02
+
+
+def test_animated_hand_off_continues_with_the_animation_velocity(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 10
+    scene.use_gravity = False
+    ball = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 2.0))
+    ball.softfem.resolution = 4
+    ball.softfem.youngs_modulus = 1e6
+    for frame, x in ((1, 0.0), (6, 5 / 12.0), (8, 5 / 12.0)):   # 2 m/s at 24 fps up to frame 6, then it stops
+        ball.location.x = x
+        ball.keyframe_insert('location', index=0, frame=frame)
+    ball.softfem.animated = True
+    ball.keyframe_insert('softfem.animated', frame=1)
+    ball.softfem.animated = False
+    ball.keyframe_insert('softfem.animated', frame=6)  # animated up to frame 5, simulated from frame 6 on
+    bag = softfem.addon.animation.animdata_get_channelbag_for_assigned_slot(ball.animation_data)
+    for k in next(fc for fc in bag.fcurves if fc.data_path == "location").keyframe_points:
+        k.interpolation = 'LINEAR'
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    play(softfem, bpy, scene, range(1, 11))
+    sess = softfem.addon.session.existing(scene)
+    m = sess.world.model.mass
+
+    def centre(f):
+        return (m @ sess._state(f)[0][0]) / m.sum()
+    expected = 2.0
+    for f in range(2, 6):                             # following the animation: exactly where it puts the body
+        assert abs(centre(f)[0] - centre(1)[0] - (f - 1) / 12.0) < 1e-6
+    before = (centre(5)[0] - centre(4)[0]) * 24.0
+    after = (centre(8)[0] - centre(7)[0]) * 24.0
+    assert abs(before - expected) < 1e-6 * expected
+    assert abs(after - before) < 0.01 * before         # continuous within 1 % after the hand-off
+    assert abs(centre(10)[0] - centre(1)[0] - 9 / 12.0) < 0.01   # simulated on (the animation stops at 5/12)
