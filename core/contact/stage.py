@@ -540,11 +540,24 @@ class ContactStage:
 
 
 def _append_penalty_contacts(contacts, lay, x0, v, dt, penalty, rows, impulse):
-    """contacts plus the penalty rows `rows` (mask) as contacts of their own (force = impulse / dt along the normal)."""
-    pt = penalty.point[rows]
-    ends = contact_positions(pt, penalty.node[rows], penalty.coef[rows], x0, v, dt, len(lay["nodes"]))
+    """contacts plus the points of the penalty rows `rows` (mask) as contacts of their own, one per point: at its
+    first normal row's end position and normal, with the force (impulse / dt) of all its rows, normal and friction
+    (a friction row reported as a contact of its own showed as a contact with no normal force)."""
+    normal_row = np.flatnonzero(~penalty.tangent)
+    points, first = np.unique(penalty.point[normal_row], return_index=True)
+    first = normal_row[first]
+    chosen = np.flatnonzero(rows)
+    at = np.searchsorted(points, penalty.point[chosen])
+    ok = (at < len(points)) & (points[np.minimum(at, len(points) - 1)] == penalty.point[chosen])
+    chosen, at = chosen[ok], at[ok]     # a friction row whose point has no normal row is not a contact
+    slot, where = np.unique(at, return_inverse=True)
+    head = first[slot]
+    force = np.zeros((len(slot), 3))
+    np.add.at(force, where, penalty.normal[chosen] * (impulse[chosen] / dt)[:, None])
+    pt = penalty.point[head]
+    ends = contact_positions(pt, penalty.node[head], penalty.coef[head], x0, v, dt, len(lay["nodes"]))
     join = [np.concatenate(pair) for pair in (
-        (contacts.points, ends), (contacts.normals, penalty.normal[rows]), (contacts.depths, np.zeros(len(pt))),
-        (contacts.forces, penalty.normal[rows] * (impulse[rows] / dt)[:, None]), (contacts.body, lay["group"][pt]),
-        (contacts.collider, penalty.collider[rows]), (contacts.other_body, penalty.other[rows]))]
+        (contacts.points, ends), (contacts.normals, penalty.normal[head]), (contacts.depths, np.zeros(len(pt))),
+        (contacts.forces, force), (contacts.body, lay["group"][pt]),
+        (contacts.collider, penalty.collider[head]), (contacts.other_body, penalty.other[head]))]
     return Contacts(*join)
