@@ -40,7 +40,7 @@ BODIES = (
 )
 # The cameras: location, the point they look at, focal length (mm). The main one frames the drop and the
 # landing on the third step; the close one the contact between the two bodies.
-MAIN_CAMERA = ((0.35, -2.3, 1.35), (1.2, -0.05, 0.92), 70.0)
+MAIN_CAMERA = ((0.35, -2.3, 1.35), (1.2, -0.05, 0.85), 70.0)
 CLOSE_CAMERA = ((0.7, -1.35, 0.98), (1.21, -0.05, 0.76), 62.0)
 
 
