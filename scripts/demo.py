@@ -49,8 +49,11 @@ def main():
     if result.get("blend"):
         print(f"   blend:  {result['blend']}")
     if result["renders"]:
-        print(f"   frames: {len(result['renders'])} PNG in {os.path.join(OUT, 'frames')}"
+        print(f"   frames: {len(result['renders'])} PNG (the video's, half size) in {os.path.join(OUT, 'frames')}"
               f" ({result['render_seconds_per_frame']} s/frame)")
+    if result.get("stills"):
+        print(f"   stills: {len(result['stills'])} PNG at full size, both cameras, in {os.path.join(OUT, 'stills')}"
+              f" ({result['still_seconds_each']} s each)")
     if result.get("video"):
         print(f"   video:  {result['video']} (encoded in {result['encode_seconds']} s)")
     if "bake_seconds" in result:

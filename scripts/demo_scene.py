@@ -4,7 +4,6 @@ Usage: python demo_scene.py ZIP OUT_DIR  (HOME and BLENDER_USER_RESOURCES alread
 Prints `SOFTFEM_DEMO_RESULT=<json>` as its last line: what ran, what is missing, the figures measured.
 It never stands in for a missing part: without the add-on's operators nothing is simulated and it says so.
 """
-import importlib
 import json
 import math
 import os
@@ -13,28 +12,36 @@ import time
 
 import bpy
 import bmesh  # after bpy: bmesh is only importable once bpy is
-import numpy as np
 from mathutils import Matrix
 
+import demo_measure
+
 MODULE = "bl_ext.user_default.softfem"
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUNNY_OBJ = os.path.join(REPO, "..", "shared", "models", "stanford-bunny.obj")
 FPS = 24
-FRAME_START, FRAME_END = 1, 73  # 3 s
+FRAME_START, FRAME_END = 1, 73  # 3 s, all simulated
 SUBSTEPS = 4  # the add-on's default
-RESOLUTION = (480, 270)
-SAMPLES = 8
+# Rendering on a CPU shared by other jobs costs ~5-20 s per 1280x720 frame here: the video is every second frame
+# (12 fps) at half size; the stills, through both cameras, at full size.
+RESOLUTION = (1280, 720)
+SAMPLES = 4  # with OIDN denoising
+VIDEO_STEP, VIDEO_PERCENT = 2, 50
+STILL_FRAMES = (9, 73)  # Suzanne squashed on landing, at rest
 COLLIDER_THICKNESS = 0.005  # m: Collision thickness_outer of the steps and the floor
 # Staircase along x, descending toward -x: box k spans x in [k RUN, (k+1) RUN] (the top one runs on to
 # TOP_END) and z in [0, (k+1) RISE], y in [-WIDTH/2, WIDTH/2].
 STEPS, RISE, RUN, TOP_END, WIDTH = 4, 0.2, 0.5, 2.1, 1.6
-# The soft bodies: name, mesh builder, location, rotation (XYZ Euler, degrees), material preset, cage resolution,
-# Young's modulus instead of the preset's (None: the preset's). The Jelly preset (5 kPa) is a dessert-sized
-# jelly: a 40 cm Suzanne of it slumps under her own weight (ρ g h ≈ 3 kPa), so hers is a firm 25 kPa gel.
+# The soft bodies, all made by Blender's own primitives (nothing read from outside the repository): name, mesh
+# builder, location, rotation (XYZ Euler, degrees), material preset, cage resolution, Young's modulus instead of
+# the preset's (None: the preset's). The Jelly preset (5 kPa) is a dessert-sized jelly: a 40 cm Suzanne of it
+# slumps under her own weight (rho g h ~ 3 kPa), so hers is a firm 25 kPa gel.
 BODIES = (
-    ("Rubber Bunny", "bunny", (1.25, -0.12, 0.75), (0.0, 0.0, 200.0), "RUBBER", 10, None),
-    ("Jelly Suzanne", "monkey", (1.2, -0.08, 1.45), (-20.0, 0.0, -20.0), "JELLY", 10, 2.5e4),
+    ("Rubber Torus", "torus", (1.22, -0.05, 0.77), (10.0, 0.0, 0.0), "RUBBER", 10, None),
+    ("Jelly Suzanne", "monkey", (1.2, -0.06, 1.12), (-20.0, 0.0, -20.0), "JELLY", 10, 2.5e4),
 )
+# The cameras: location, the point they look at, focal length (mm). The main one frames the drop and the
+# landing on the third step; the close one the contact between the two bodies.
+MAIN_CAMERA = ((0.35, -2.3, 1.35), (1.2, -0.05, 0.85), 70.0)
+CLOSE_CAMERA = ((0.7, -1.35, 0.98), (1.21, -0.05, 0.76), 62.0)
 
 
 def principled(name, colour, roughness=0.4, **inputs):
@@ -51,10 +58,8 @@ def principled(name, colour, roughness=0.4, **inputs):
 
 
 def jelly_material():
-    """Green jelly: light scattered under the surface (subsurface: clean at few samples, where transmission
-    sparkles), under a glossy coat."""
-    return principled("Jelly", (0.1, 0.75, 0.08), roughness=0.2, Subsurface_Weight=1.0, Subsurface_Scale=0.1,
-                      Subsurface_Radius=(1.0, 1.0, 0.5), Coat_Weight=0.6, Coat_Roughness=0.05)
+    """Green jelly under a glossy coat (no subsurface or transmission: at few samples they cost more than they show)."""
+    return principled("Jelly", (0.1, 0.75, 0.08), roughness=0.2, Coat_Weight=0.6, Coat_Roughness=0.05)
 
 
 def rubber_material():
@@ -114,27 +119,12 @@ def monkey_mesh(name):
     return with_modifier_applied(mesh, "SUBSURF", levels=1)
 
 
-def bunny_mesh(name):
-    """The Stanford bunny (shared models) holes filled, decimated to ~3.5k triangles, Z up, ~0.45 m long, its base at z = 0 and
-    centred on the origin."""
-    bpy.ops.wm.obj_import(filepath=BUNNY_OBJ, forward_axis="NEGATIVE_Z", up_axis="Y")
-    obj = bpy.context.selected_objects[0]
+def torus_mesh(name):
+    """Blender's torus primitive: a rubber ring 0.45 m across, 0.13 m thick (768 vertices)."""
+    bpy.ops.mesh.primitive_torus_add(major_radius=0.16, minor_radius=0.065, major_segments=48, minor_segments=16)
+    obj = bpy.context.active_object
     mesh = obj.data
-    mesh.transform(obj.matrix_basis)
     bpy.data.objects.remove(obj)
-    bm = bmesh.new()
-    bm.from_mesh(mesh)
-    bmesh.ops.holes_fill(bm, edges=bm.edges, sides=0)  # the scan's open base: else it shows as dark holes
-    bm.to_mesh(mesh)
-    bm.free()
-    mesh = with_modifier_applied(mesh, "DECIMATE", ratio=0.05)
-    co = np.empty(len(mesh.vertices) * 3)
-    mesh.vertices.foreach_get("co", co)
-    co = co.reshape(-1, 3)
-    lo, hi = co.min(axis=0), co.max(axis=0)
-    s = 0.45 / float((hi - lo)[:2].max())
-    centre = (lo + hi) / 2
-    mesh.transform(Matrix.Diagonal((s, s, s, 1.0)) @ Matrix.Translation((-centre[0], -centre[1], -lo[2])))
     mesh.name = name
     return mesh
 
@@ -171,8 +161,8 @@ def build_scene():
 
     bodies = []
     for name, kind, loc, rot, _preset, _res, _stiffness in BODIES:
-        mesh = bunny_mesh(name) if kind == "bunny" else monkey_mesh(name)
-        mat = rubber_material() if kind == "bunny" else jelly_material()
+        mesh = torus_mesh(name) if kind == "torus" else monkey_mesh(name)
+        mat = rubber_material() if kind == "torus" else jelly_material()
         obj = add_object(name, mesh, loc, tuple(math.radians(a) for a in rot), mat, smooth=True)
         # After SoftFEM's modifier: smooths the render only (the viewport, which measure() reads, shows the
         # simulated vertices).
@@ -180,16 +170,9 @@ def build_scene():
         subsurf.levels, subsurf.render_levels = 0, 1
         bodies.append(obj)
 
-    cam_data = bpy.data.cameras.new("Camera")
-    cam_data.lens = 32
-    cam = add_object("Camera", cam_data, (-1.5, -3.0, 1.75))
-    target = bpy.data.objects.new("Camera Target", None)
-    target.location = (0.65, 0.0, 0.45)
-    scene.collection.objects.link(target)
-    track = cam.constraints.new("TRACK_TO")
-    track.target = target
-    scene.camera = cam
-
+    scene.camera = add_camera("Camera", *MAIN_CAMERA)
+    add_camera("Close-up Camera", *CLOSE_CAMERA)
+    target = scene.camera.constraints[0].target
     add_light("Key", "SUN", 2.2, (0, 0, 5), (math.radians(50), 0.0, math.radians(-40)), angle=math.radians(6))
     add_light("Fill", "AREA", 150.0, (-3.0, -2.5, 1.5), None, size=3.0, target=target)
     add_light("Rim", "AREA", 300.0, (2.5, 3.0, 3.0), None, size=1.5, target=target)
@@ -201,6 +184,19 @@ def build_scene():
     world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.25
     scene.world = world
     return bodies
+
+
+def add_camera(name, location, look_at, lens):
+    """A camera at location aimed at look_at (a Track To constraint on an empty there)."""
+    data = bpy.data.cameras.new(name)
+    data.lens = lens
+    cam = add_object(name, data, location)
+    target = bpy.data.objects.new(name + " Target", None)
+    target.location = look_at
+    bpy.context.scene.collection.objects.link(target)
+    track = cam.constraints.new("TRACK_TO")
+    track.target = target
+    return cam
 
 
 def add_light(name, kind, energy, location, rotation, angle=None, size=None, target=None):
@@ -226,10 +222,10 @@ def configure_render(scene):
     scene.cycles.use_adaptive_sampling = True
     scene.cycles.use_denoising = True
     scene.cycles.denoising_prefilter = "NONE"  # the full-quality OIDN prefilter costs more than it shows here
-    scene.cycles.max_bounces = 4
-    scene.cycles.transmission_bounces = 4
-    scene.cycles.glossy_bounces = 2
-    scene.cycles.diffuse_bounces = 2
+    scene.cycles.max_bounces = 2
+    scene.cycles.transmission_bounces = 2
+    scene.cycles.glossy_bounces = 1
+    scene.cycles.diffuse_bounces = 1
     scene.cycles.transparent_max_bounces = 4
     scene.cycles.caustics_reflective = False
     scene.cycles.caustics_refractive = False
@@ -282,110 +278,14 @@ def simulate(bodies, result):
     return True
 
 
-def world_vertices(obj):
-    """obj's simulated vertex positions in world space (its viewport evaluation: without the render's
-    subdivision), (n,3), and its triangles (m,3)."""
-    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    mesh = evaluated.to_mesh()
-    co = np.empty(len(mesh.vertices) * 3)
-    mesh.vertices.foreach_get("co", co)
-    mesh.calc_loop_triangles()
-    tris = np.empty(len(mesh.loop_triangles) * 3, np.int64)
-    mesh.loop_triangles.foreach_get("vertices", tris)
-    matrix = np.array(evaluated.matrix_world)
-    evaluated.to_mesh_clear()
-    return co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3], tris.reshape(-1, 3)
-
-
-def collider_depth(points):
-    """Per point, how deep it is inside the floor (below z = 0) or a stair box (distance to the nearest face)."""
-    depth = np.maximum(-points[:, 2], 0.0)
-    for lo, hi in stair_boxes():
-        d = np.minimum(points - np.array(lo), np.array(hi) - points).min(axis=1)
-        depth = np.maximum(depth, d)
-    return depth
-
-
-def body_depth(points, other_vertices, other_tris, winding_number):
-    """Per point, its distance to the other body's surface where it is inside that surface (winding number
-    above 1/2), else 0."""
-    from mathutils.bvhtree import BVHTree
-    depth = np.zeros(len(points))
-    lo, hi = other_vertices.min(axis=0), other_vertices.max(axis=0)
-    near = np.flatnonzero(np.all((points >= lo) & (points <= hi), axis=1))
-    if len(near) == 0:
-        return depth
-    inside = near[winding_number(other_vertices, other_tris)(points[near]) > 0.5]
-    if len(inside):
-        tree = BVHTree.FromPolygons(other_vertices.tolist(), other_tris.tolist())
-        depth[inside] = [tree.find_nearest(p)[3] for p in points[inside].tolist()]
-    return depth
-
-
-def cage_states(scene):
-    """{body name: (tets, [(frame, node positions)])} from the add-on's cache files (what was simulated)."""
-    session = importlib.import_module(MODULE + ".addon.session")
-    cache_files = importlib.import_module(MODULE + ".addon.cache_files")
-    cage = importlib.import_module(MODULE + ".addon.cage")
-    paths = cache_files.list_frames(*session.cache_location(scene))
-    states = {obj.name: (cage.get_cage(obj).tets, []) for obj in session.soft_bodies(scene)}
-    for frame in sorted(paths):
-        for name, x, _v in cache_files.read_frame(paths[frame])[2]:
-            states[name][1].append((frame, x))
-    return states
-
-
-def signed_volumes(x, tets):
-    """Signed volume of every tet (positive: as at rest, where the tets are oriented positively)."""
-    a, b, c, d = (x[tets[:, i]] for i in range(4))
-    return np.einsum("ij,ij->i", np.cross(b - a, c - a), d - a) / 6.0
-
-
-def measure(bodies, scene, result):
-    """Per body, over the baked frames: cage volume kept, inverted cage tets, deepest render vertex inside a
-    collider and inside the other body; the lowest point at the end."""
-    winding_number = importlib.import_module(MODULE + ".core.geometry").WindingNumber
-    figures = {obj.name: {"max_collider_penetration_m": 0.0, "max_body_penetration_m": 0.0} for obj in bodies}
-    for frame in range(FRAME_START, FRAME_END + 1):
-        scene.frame_set(frame)
-        meshes = {obj.name: world_vertices(obj) for obj in bodies}
-        for obj in bodies:
-            f = figures[obj.name]
-            points = meshes[obj.name][0]
-            depth = float(collider_depth(points).max())
-            if depth > f["max_collider_penetration_m"]:
-                f["max_collider_penetration_m"], f["max_collider_penetration_frame"] = round(depth, 4), frame
-            for other in bodies:
-                if other is not obj:
-                    depth = float(body_depth(points, *meshes[other.name], winding_number).max())
-                    if depth > f["max_body_penetration_m"]:
-                        f["max_body_penetration_m"], f["max_body_penetration_frame"] = round(depth, 4), frame
-            if frame == FRAME_END:
-                f["end_lowest_z_m"] = round(float(points[:, 2].min()), 4)
-    for name, (tets, frames) in cage_states(scene).items():
-        f = figures[name]
-        rest = signed_volumes(frames[0][1], tets).sum()
-        kept = [signed_volumes(x, tets).sum() / rest for _frame, x in frames]
-        inverted = [int((signed_volumes(x, tets) <= 0).sum()) for _frame, x in frames]
-        f["cage_tets"] = len(tets)
-        f["volume_kept_end"] = round(kept[-1], 4)
-        f["volume_kept_min"] = round(min(kept), 4)
-        f["inverted_tets_end"] = inverted[-1]
-        f["inverted_tets_max"] = max(inverted)
-        f["frames_with_inverted_tets"] = sum(1 for n in inverted if n)
-        if f["end_lowest_z_m"] < -0.05:
-            result["problems"].append(f"{name} fell through the colliders (lowest point z = "
-                                      f"{f['end_lowest_z_m']} m at frame {FRAME_END}, floor at z = 0)")
-    result["bodies"] = figures
-
-
-def render_frames(scene, out_dir, frames):
-    """Render the given frames to out_dir/frames/frame_####.png; return the paths."""
+def render_frames(scene, camera, folder, frames, name):
+    """Render the given frames through camera to folder/<name>_####.png; return the paths."""
+    scene.camera = camera
     paths = []
-    os.makedirs(os.path.join(out_dir, "frames"), exist_ok=True)
+    os.makedirs(folder, exist_ok=True)
     for frame in frames:
         scene.frame_set(frame)
-        path = os.path.join(out_dir, "frames", f"frame_{frame:04d}.png")
+        path = os.path.join(folder, f"{name}_{frame:04d}.png")
         scene.render.filepath = path
         bpy.ops.render.render(write_still=True)
         paths.append(path)
@@ -395,9 +295,9 @@ def render_frames(scene, out_dir, frames):
 def encode_video(frame_paths, out_path):
     """Encode the rendered PNGs into an H.264 MP4 through Blender's own FFmpeg (sequencer scene)."""
     video = bpy.data.scenes.new("SoftFEM Video")
-    video.render.fps, video.render.fps_base = FPS, 1.0
+    video.render.fps, video.render.fps_base = FPS // VIDEO_STEP, 1.0
     video.render.resolution_x, video.render.resolution_y = RESOLUTION
-    video.render.resolution_percentage = 100
+    video.render.resolution_percentage = VIDEO_PERCENT
     editor = video.sequence_editor_create()
     strips = editor.strips if hasattr(editor, "strips") else editor.sequences
     strip = strips.new_image("frames", frame_paths[0], 1, 1)
@@ -419,17 +319,13 @@ def encode_video(frame_paths, out_path):
     return out_path
 
 
-def main(zip_path, out_dir, frames=None):
-    """Install the zip, build and bake the scene, save the .blend, render frames (all, or the given ones)
-    and the video."""
+def main(zip_path, out_dir, frames=None, still_frames=STILL_FRAMES):
+    """Install the zip, build and bake the scene, save the .blend, render the video's frames (every
+    VIDEO_STEP-th, or the given ones) and the video, and the stills through both cameras."""
     result = {"missing": [], "problems": [], "renders": [], "video": None}
     t0 = time.perf_counter()
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.context.preferences.filepaths.save_version = 0  # no .blend1 backups in demo_out
-    if not os.path.isfile(BUNNY_OBJ):
-        result["missing"].append(f"the shared bunny model {os.path.normpath(BUNNY_OBJ)}")
-        print("SOFTFEM_DEMO_RESULT=" + json.dumps(dict(result, simulated=False)), flush=True)
-        return
     result["installed"] = install(zip_path)
     if not result["installed"]:
         result["missing"].append("the SoftFEM add-on did not install/enable from the zip")
@@ -449,14 +345,24 @@ def main(zip_path, out_dir, frames=None):
     result["blend"] = blend
     if simulated:
         t = time.perf_counter()
-        measure(bodies, scene, result)
+        demo_measure.measure(MODULE, bodies, scene, stair_boxes(), range(FRAME_START, FRAME_END + 1), result)
         result["measure_seconds"] = round(time.perf_counter() - t, 1)
     t = time.perf_counter()
     # Without a simulation only the start frame is honest: an animation of still objects would mislead.
     if frames is None:
-        frames = list(range(FRAME_START, FRAME_END + 1)) if simulated else [FRAME_START]
-    result["renders"] = render_frames(scene, out_dir, frames)
+        frames = list(range(FRAME_START, FRAME_END + 1, VIDEO_STEP)) if simulated else [FRAME_START]
+    main_camera, close_camera = bpy.data.objects["Camera"], bpy.data.objects["Close-up Camera"]
+    scene.render.resolution_percentage = VIDEO_PERCENT
+    result["renders"] = render_frames(scene, main_camera, os.path.join(out_dir, "frames"), frames, "frame")
     result["render_seconds_per_frame"] = round((time.perf_counter() - t) / len(frames), 2)
+    scene.render.resolution_percentage = 100
+    if simulated and still_frames:
+        t = time.perf_counter()
+        stills = os.path.join(out_dir, "stills")
+        result["stills"] = (render_frames(scene, main_camera, stills, still_frames, "main")
+                            + render_frames(scene, close_camera, stills, still_frames, "close"))
+        result["still_seconds_each"] = round((time.perf_counter() - t) / len(result["stills"]), 2)
+    scene.camera = main_camera
     if simulated and len(frames) > 1:
         t = time.perf_counter()
         result["video"] = encode_video(result["renders"], os.path.join(out_dir, "softfem_demo.mp4"))
