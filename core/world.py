@@ -12,6 +12,7 @@ from .material import Material
 from .model import Model
 from .settings import SolverSettings
 from .solve.backward_euler import backward_euler_step
+from .solve.multigrid import Multigrid
 from .solve.static import solve_static
 from .state import State
 from .tetmesh import TetMesh
@@ -47,6 +48,7 @@ class World:
         self._contact = ContactStage()
         self._correct = self._contact_correct
         self._penalty = None
+        self._multigrid = Multigrid()   # the CG preconditioner's aggregates, kept across steps
         self.stats = {}
 
     @property
@@ -147,7 +149,8 @@ class World:
         self._penalty = self._contact.predict(backup.x, guess, self._inv_mass, dt, self._node_counts())
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
-                                        self.settings, self._correct, penalty=self._penalty)
+                                        self.settings, self._correct, penalty=self._penalty,
+                                        multigrid=self._multigrid)
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None

@@ -4,10 +4,11 @@ import time
 import numpy as np
 
 from .linear_system import linear_system
-from .pcg import pcg
+from .pcg import jacobi_inverse, pcg
 
 
-def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None):
+def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None,
+                        multigrid=None):
     """Advance `state` (every body of the model) by dt in place; returns the step's stats
     (cg_iterations: the most CG iterations of any body over the step, cg_iterations_sum: of all bodies;
     cg_residual: the largest relative residual of the bodies' last solves).
@@ -22,7 +23,8 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     given, runs after each iteration's solve and may correct state.x / state.v in place (the contact
     stage). `penalty` (a core.contact.ContactPenalty), if given, adds the
     predicted contacts' penalty rows to every iteration's system (a body touched by them is exempt from the
-    momentum balance: the contacts exchange momentum with it)."""
+    momentum balance: the contacts exchange momentum with it). `multigrid` (a core.solve.multigrid.Multigrid,
+    kept across steps), if given, preconditions the CG when settings.preconditioner asks for it."""
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
     pinned = md.pinned
@@ -64,7 +66,12 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
         system = linear_system(force_model, mass_coef, tet_scale)
-        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty)
+        hierarchy = None
+        if multigrid is not None and use_multigrid(settings, system, md, mass_coef):
+            hierarchy = multigrid.update(system, state.x, free, penalty, jacobi_inverse(system, penalty), dt)
+        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
+        if hierarchy is not None:
+            multigrid.record(max(its))
         t3 = time.perf_counter()
         _conserve_momentum(md, exempt, dx, b, mass_coef)
         state.x += dx
@@ -80,6 +87,13 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         stats["cg_residual"] = max(res)
     stats["cg_iterations"], stats["cg_iterations_sum"] = int(body_its.max()), int(body_its.sum())
     return stats
+
+
+def use_multigrid(settings, system, md, mass_coef):
+    """Whether this Newton iteration's CG is preconditioned by multigrid (assembled systems only)."""
+    if settings.preconditioner == "jacobi" or not hasattr(system, "pattern"):
+        return False
+    return True
 
 
 def _conserve_momentum(md, exempt, dx, b, mass_coef):
