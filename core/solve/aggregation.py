@@ -1,8 +1,8 @@
 """Smoothed-aggregation building blocks: greedy node aggregation, the rigid-mode tentative prolongator, and the
-coarse levels' Gauss–Seidel smoother and dense solve."""
+coarse levels' Gauss–Seidel smoother."""
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import njit
 
 
 @njit(cache=True)
@@ -131,14 +131,3 @@ def gauss_seidel(indptr, indices, data, x, b, forward):
         if d > 0.0:
             x[i] = s / d
 
-
-@njit(parallel=True, cache=True)
-def dense_product(a, b):
-    """a @ b for a dense square matrix (numba threads: BLAS's own threads spin against the simulator's)."""
-    out = np.empty(a.shape[0])
-    for i in prange(a.shape[0]):
-        s = 0.0
-        for j in range(a.shape[1]):
-            s += a[i, j] * b[j]
-        out[i] = s
-    return out
