@@ -5,7 +5,7 @@ resolution 12 (cage mode), the add-on's default material, dropped 3 cm onto a 10
 Δt = 1/96 s (4 substeps at 24 fps). After --settle steps, --steps steps are timed: the median step, and the
 median per step of each part's exclusive time (functions wrapped in place; a part's time excludes the timed
 parts it calls). The solver runs on one thread, as World.step runs a world this small.
-Usage: .venv/bin/python benchmarks/bunny_step.py [--settle 48] [--steps 96]
+Usage: .venv/bin/python benchmarks/bunny_step.py [--settle 48] [--steps 96] [--preconditioner auto|multigrid|jacobi]
 """
 import argparse
 import collections
@@ -32,7 +32,7 @@ BUNNY = os.path.join(ROOT, "..", "shared", "models", "stanford-bunny.obj")
 DT = 1.0 / 96.0
 
 
-def bunny_world():
+def bunny_world(preconditioner="auto"):
     """The scene: the bunny's cage World (add-on defaults) and a floor collider."""
     v, f = load_obj(BUNNY)[:2]
     v = np.asarray(v, float)
@@ -41,7 +41,8 @@ def bunny_world():
     v = (v - 0.5 * (lo + hi)) * (0.5 / (hi - lo).max())
     v[:, 2] -= v[:, 2].min() - 0.05                      # 3 cm above the plane's outer thickness
     tm = core.tetrahedralize(v, np.asarray(f), resolution=12)
-    world = core.World(settings=core.SolverSettings(newton_iterations=1, cg_iterations=50))
+    kw = {"preconditioner": preconditioner} if preconditioner != "auto" else {}   # older cores lack the knob
+    world = core.World(settings=core.SolverSettings(newton_iterations=1, cg_iterations=50, **kw))
     world.add_body(tm, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
                                      damping_stiffness=0.001, friction=0.5))
     floor = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float)
@@ -79,8 +80,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--settle", type=int, default=48, help="steps before timing (the bunny lands at ~10)")
     parser.add_argument("--steps", type=int, default=96)
+    parser.add_argument("--preconditioner", default="auto")
     args = parser.parse_args()
-    tm, world = bunny_world()
+    tm, world = bunny_world(args.preconditioner)
     for _ in range(args.settle):
         world.step(DT)
     timers = Timers()

@@ -4,6 +4,7 @@ import math
 from .errors import InvalidInputError
 
 STRESS_DIFFERENTIALS = ("hybrid", "warped", "exact")
+PRECONDITIONERS = ("auto", "multigrid", "jacobi")
 
 
 class SolverSettings:
@@ -19,11 +20,14 @@ class SolverSettings:
     static_tolerance: solve_static stops when |residual force| <= this × |external force|
         or its Newton update is below this × the size of the bodies.
     static_iterations: cap on solve_static Newton iterations.
+    preconditioner: of the CG: "multigrid" (smoothed-aggregation AMG V-cycle; its iteration count barely
+        grows with stiffness or mesh size), "jacobi" (3×3 block-Jacobi) or "auto" (default: multigrid where
+        the system is stiff enough for it to pay, see core.solve.backward_euler.use_multigrid).
     """
 
     def __init__(self, newton_iterations=1, cg_iterations=40, cg_tolerance=1e-3,
                  stress_differential="hybrid", dapd_alpha=0.1, dapd_beta=3.0,
-                 static_tolerance=1e-9, static_iterations=50):
+                 static_tolerance=1e-9, static_iterations=50, preconditioner="auto"):
         self.newton_iterations = _count("newton_iterations", newton_iterations)
         self.cg_iterations = _count("cg_iterations", cg_iterations)
         self.static_iterations = _count("static_iterations", static_iterations)
@@ -37,6 +41,9 @@ class SolverSettings:
             raise InvalidInputError(
                 f"stress_differential must be one of {STRESS_DIFFERENTIALS}, got {stress_differential!r}")
         self.stress_differential = stress_differential
+        if preconditioner not in PRECONDITIONERS:
+            raise InvalidInputError(f"preconditioner must be one of {PRECONDITIONERS}, got {preconditioner!r}")
+        self.preconditioner = preconditioner
 
     def __repr__(self):
         return "SolverSettings(" + ", ".join(f"{k}={v!r}" for k, v in vars(self).items()) + ")"

@@ -13,6 +13,7 @@ from .model import Model
 from .settings import SolverSettings
 from .sleep import SLEEP_SPEED, Sleep
 from .solve.backward_euler import backward_euler_step
+from .solve.multigrid import Multigrid
 from .solve.static import solve_static
 from .state import State
 from .tetmesh import TetMesh
@@ -54,6 +55,7 @@ class World:
         self._penalty = None
         self._sleep = Sleep()
         self.sleeping = True
+        self._multigrid = Multigrid()   # the CG preconditioner's aggregates, kept across steps
         self.stats = {}
 
     @property
@@ -181,7 +183,8 @@ class World:
         self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts())
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
-                                        self.settings, self._correct, penalty=self._penalty, held=held)
+                                        self.settings, self._correct, penalty=self._penalty, held=held,
+                                        multigrid=self._multigrid)
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None

@@ -37,13 +37,22 @@ def _step_and_precondition(x, r, p, ap, step, pinv, free, z):
 
 
 @njit(parallel=True, cache=True)
+def _smooth(pinv, r, free, z, omega):
+    """z += ω S P⁻¹ r."""
+    for n in prange(r.shape[0]):
+        f = omega * free[n]
+        for i in range(3):
+            z[n, i] += f * (pinv[n, i, 0] * r[n, 0] + pinv[n, i, 1] * r[n, 1] + pinv[n, i, 2] * r[n, 2])
+
+
+@njit(parallel=True, cache=True)
 def _new_direction(p, z, beta):
     for n in prange(p.shape[0]):
         for k in range(3):
             p[n, k] = z[n, k] + beta * p[n, k]
 
 
-def pcg(system, b, x, free, max_iterations, tolerance, penalty=None):
+def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=None):
     """Solve (A + P) x = b (A: a linear_system, block-diagonal per body; P: the contact penalty's rows, if
     given, which may couple bodies) with x fixed on nodes where free == 0 (their values in x are the
     prescribed ones). x is the warm start and is updated in place.
@@ -52,18 +61,31 @@ def pcg(system, b, x, free, max_iterations, tolerance, penalty=None):
     own stopping test), so a body's result does not depend on bodies it does not touch: an island's CG
     stops when its preconditioned residual norm falls below `tolerance` times that of its right-hand
     side (or of its initial residual, if larger), or after `max_iterations`. Returns the per-body lists
-    (iterations, relative residuals) (each body gets its island's figures)."""
-    pinv = system.block_jacobi_inverse()
-    if penalty is not None:
-        penalty.precondition(pinv)
+    (iterations, relative residuals) (each body gets its island's figures).
+
+    multigrid (a core.solve.multigrid.Hierarchy of this system), if given, preconditions with its V-cycle
+    instead of block-Jacobi."""
+    if multigrid is not None:
+        pinv = multigrid.pinv
+    else:
+        pinv = jacobi_inverse(system, penalty)
     work = _Work(x, free)
     n_bodies = len(system.node_ranges)
     iterations, residuals = [0] * n_bodies, [0.0] * n_bodies
     for bodies, blocks in _islands(system.node_ranges, penalty):
-        its, res = _island_pcg(system, bodies, penalty, blocks, b, x, free, pinv, work, max_iterations, tolerance)
+        its, res = _island_pcg(system, bodies, penalty, blocks, b, x, free, pinv, work, max_iterations, tolerance,
+                               multigrid)
         for body in bodies:
             iterations[body], residuals[body] = its, res
     return iterations, residuals
+
+
+def jacobi_inverse(system, penalty):
+    """The block-Jacobi preconditioner's inverse diagonal blocks (N,3,3), the contact penalty's folded in."""
+    pinv = system.block_jacobi_inverse()
+    if penalty is not None:
+        penalty.precondition(pinv)
+    return pinv
 
 
 def _islands(node_ranges, penalty):
@@ -100,12 +122,12 @@ class _Work:
     """CG vectors for all nodes; A's columns are global node indices, so products read whole arrays."""
 
     def __init__(self, x, free):
-        self.ap, self.z, self.r, self.p = (np.empty_like(x) for _ in range(4))
+        self.ap, self.z, self.r, self.p, self.t = (np.empty_like(x) for _ in range(5))
         self.ones = np.ones_like(free)
 
 
 def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all, pinv_all, work, max_iterations,
-                tolerance):
+                tolerance, multigrid):
     """PCG on the rows of one island: a single body's rows as views, or all rows with the other bodies masked."""
     if len(bodies) == 1:
         rows = slice(*system.node_ranges[bodies[0]])
@@ -116,6 +138,7 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
             mask[slice(*system.node_ranges[body])] = 1.0
         free_all = free_all * mask
         work.ap[:] = 0.0
+        work.t[:] = 0.0
     b, x, free, pinv = b_all[rows], x_all[rows], free_all[rows], pinv_all[rows]
     ap, z, r, p = work.ap[rows], work.z[rows], work.r[rows], work.p[rows]
 
@@ -127,10 +150,30 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
             acc += penalty.product(vec, out, filt, penalty_blocks)
         return acc
 
+    if multigrid is not None:
+        t, z_all = work.t[rows], work.z
+        omega = multigrid.omega
+
+        def precondition(vec, out):
+            """out = the symmetric V-cycle applied to vec (island rows); returns vec·out."""
+            out[:] = 0.0
+            _smooth(pinv, vec, free, out, omega)
+            apply(z_all, work.t, free_all)
+            np.subtract(vec, t, out=t)
+            multigrid.coarse_correction(work.t, z_all, bodies)
+            apply(z_all, work.t, free_all)
+            np.subtract(vec, t, out=t)
+            _smooth(pinv, t, free, out, omega)
+            return float(np.vdot(vec, out))
+    else:
+        def precondition(vec, out):
+            return _precondition(pinv, vec, free, out)
+
     apply(x_all, work.ap, work.ones)
     np.multiply(b - ap, free[:, None], out=r)
-    rz = _precondition(pinv, r, free, z)
-    ref = max(_precondition(pinv, b * free[:, None], free, np.empty_like(x)), rz)
+    ref = precondition(b * free[:, None], z)
+    rz = precondition(r, z)
+    ref = max(ref, rz)
     if not ref > 0.0:
         return 0, 0.0
     p[:] = z
@@ -140,7 +183,12 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
         if not pap > 0.0:
             break
         step = rz / pap
-        rz_new = _step_and_precondition(x, r, p, ap, step, pinv, free, z)
+        if multigrid is None:
+            rz_new = _step_and_precondition(x, r, p, ap, step, pinv, free, z)
+        else:
+            x += step * p
+            r -= step * ap
+            rz_new = precondition(r, z)
         _new_direction(p, z, rz_new / rz)
         rz = rz_new
         it += 1

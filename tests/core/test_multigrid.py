@@ -1,0 +1,118 @@
+"""Multigrid-preconditioned CG: a symmetric positive definite V-cycle, stiff beams solved to tolerance, pins and
+contact penalty kept, the settings knob."""
+import numpy as np
+import pytest
+
+import core
+from core.errors import InvalidInputError
+from core.solve import pcg as pcg_module
+from core.solve.linear_system import BlockSparseSystem
+from core.solve.multigrid import Multigrid
+from core.fem.force_model import ForceModel
+
+from fem_testmeshes import box
+
+DT = 1.0 / 96.0
+
+
+def _beam(E, preconditioner, cells=(12, 3, 3), **settings):
+    nx, ny, nz = cells
+    mesh = box(nx, ny, nz, 1.0, 0.25 * ny / 3, 0.25 * nz / 3)
+    world = core.World(settings=core.SolverSettings(preconditioner=preconditioner, **settings))
+    body = world.add_body(mesh, core.Material(youngs_modulus=E, poisson_ratio=0.45, density=1000.0),
+                          pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
+    return mesh, world, body
+
+
+def _tip_path(E, preconditioner, steps, **settings):
+    mesh, world, body = _beam(E, preconditioner, **settings)
+    tip = mesh.nodes[:, 0] > 1.0 - 1e-9
+    path, its = [], []
+    for _ in range(steps):
+        world.step(DT)
+        path.append(body.x[tip, 2].mean())
+        its.append(world.stats["cg_iterations"])
+    return np.array(path) - mesh.nodes[tip, 2].mean(), np.array(its)
+
+
+def test_settings_knob():
+    assert core.SolverSettings().preconditioner == "auto"
+    with pytest.raises(InvalidInputError):
+        core.SolverSettings(preconditioner="ilu")
+
+
+def test_v_cycle_is_a_symmetric_positive_definite_operator():
+    mesh, world, body = _beam(3.6e6, "multigrid")
+    world.step(DT)
+    fm = ForceModel(world.model)
+    state = world.state.copy()
+    fm.update_rotations(state)
+    md = world.model
+    system = BlockSparseSystem(fm, np.ones(md.num_nodes), np.full(md.num_tets, DT * DT))
+    free = (~md.pinned).astype(float)
+    hierarchy = Multigrid().update(system, state.x, free, None, pcg_module.jacobi_inverse(system, None), DT)
+    rng = np.random.default_rng(1)
+    vecs = [rng.standard_normal((md.num_nodes, 3)) * free[:, None] for _ in range(2)]
+    # direct check of symmetry and positivity through the operator built the same way as in pcg
+    z = [np.zeros_like(v) for v in vecs]
+    for v, out in zip(vecs, z):
+        _apply_v_cycle(system, hierarchy, free, v, out)
+    # symmetric to the single-precision rounding of the coarsest inverse
+    assert abs(np.vdot(vecs[0], z[1]) - np.vdot(vecs[1], z[0])) < 1e-6 * abs(np.vdot(vecs[0], z[0]))
+    assert np.vdot(vecs[0], z[0]) > 0 and np.vdot(vecs[1], z[1]) > 0
+    assert np.all(z[0][md.pinned] == 0.0)
+
+
+def _apply_v_cycle(system, hierarchy, free, v, out):
+    """The V-cycle of pcg's island loop for one body: smooth, residual, coarse correction, residual, smooth."""
+    t = np.zeros_like(v)
+    pcg_module._smooth(hierarchy.pinv, v, free, out, hierarchy.omega)
+    system.apply(out, t, free, 0)
+    t = v - t
+    hierarchy.coarse_correction(t, out, [0])
+    t2 = np.zeros_like(v)
+    system.apply(out, t2, free, 0)
+    pcg_module._smooth(hierarchy.pinv, v - t2, free, out, hierarchy.omega)
+
+
+def test_rubber_beam_reaches_its_tolerance_and_follows_the_converged_path():
+    # E = 3.6e6 (Rubber) at Δt = 1/96: block-Jacobi at the add-on's cap of 50 stops short every step
+    steps = 48
+    ref, _ = _tip_path(3.6e6, "jacobi", steps, cg_iterations=2000, cg_tolerance=1e-9)
+    jac, jac_its = _tip_path(3.6e6, "jacobi", steps, cg_iterations=50)
+    mg, mg_its = _tip_path(3.6e6, "multigrid", steps, cg_iterations=50)
+    swing = np.ptp(ref)
+    assert swing > 0.01
+    assert mg_its.max() <= 15
+    assert np.abs(mg - ref).max() < 0.02 * swing
+    # the check can fail: the capped block-Jacobi solve does stop short and drift
+    assert jac_its.max() == 50
+    assert np.abs(jac - ref).max() > np.abs(mg - ref).max()
+
+
+def test_auto_picks_multigrid_for_rubber_and_jacobi_for_the_default_material():
+    for E, expected in ((3.6e6, "multigrid"), (1e5, "jacobi")):
+        _, world, _ = _beam(E, "auto")
+        world.step(DT)
+        assert world.stats["preconditioner"] == expected
+
+
+def test_multigrid_keeps_contact_penalty_and_pins():
+    # a stiff block pressed on a floor: the multigrid-preconditioned solve of the penalised system reaches the
+    # same motion as a tightly converged block-Jacobi one
+    def run(preconditioner, its, tol):
+        mesh = box(4, 4, 2, 0.4, 0.4, 0.2, origin=(-0.2, -0.2, 0.001))
+        world = core.World(settings=core.SolverSettings(preconditioner=preconditioner, cg_iterations=its,
+                                                        cg_tolerance=tol))
+        body = world.add_body(mesh, core.Material(youngs_modulus=3.6e6, poisson_ratio=0.45, density=1000.0),
+                              pinned=[int(np.argmax(mesh.nodes[:, 2] + mesh.nodes[:, 0]))])
+        floor = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float)
+        world.add_collider(floor, np.array([[0, 1, 2], [0, 2, 3]]), friction=0.5)
+        for _ in range(24):
+            world.step(DT)
+        assert world.stats["penalty_rows"] > 0
+        return body.x.copy(), world.stats["cg_iterations"]
+    ref, _ = run("jacobi", 3000, 1e-10)
+    x, its = run("multigrid", 50, 1e-6)
+    assert its < 50
+    assert np.abs(x - ref).max() < 1e-4
