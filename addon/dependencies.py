@@ -57,6 +57,11 @@ def problem():
     return _load_error
 
 
+def loaded_core():
+    """The simulator package if it has been loaded, else None (never imports it)."""
+    return _core
+
+
 def load_core():
     """Import and return the simulator package; raise RuntimeError with a one-line message if it cannot load."""
     global _core, _load_error

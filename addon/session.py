@@ -8,7 +8,7 @@ import zlib
 import bpy
 import numpy as np
 
-from . import bridge, cache_files, cage, colliders
+from . import bridge, cache_files, cage, colliders, readiness
 from .dependencies import load_core
 from .report import one_line
 
@@ -318,7 +318,12 @@ class Session:
             self.disk = {}
 
     def _build_bodies(self, scene):
-        self.bodies = [Body(obj, cage.get_cage(obj)) for obj in soft_bodies(scene)]
+        self.bodies = []
+        for obj in soft_bodies(scene):
+            tm = cage.get_cage(obj)
+            if not obj.softfem.cage_key:  # added while the solver was being prepared: show its counts now
+                cage.record(obj, tm)
+            self.bodies.append(Body(obj, tm))
 
     def _rest_state(self, scene, depsgraph):
         """Every body at rest in the shape and place it has now (the start frame)."""
@@ -559,6 +564,14 @@ def frame_changed(scene, depsgraph):
     if not any(o.softfem.enabled for o in scene.objects if o.type == 'MESH'):
         return
     global _writing
+    if readiness.require() is not None:  # the solver is being prepared (or cannot be): the mesh as modelled
+        _writing = True
+        try:
+            for obj in soft_bodies(scene):
+                bridge.reset_output(obj)
+        finally:
+            _writing = False
+        return
     sess = session_for(scene)
     started = time.perf_counter()
     _writing = True
