@@ -13,5 +13,6 @@ def register():
 
 
 def unregister():
+    readiness.stop_showing()
     handlers.unregister()
     properties.unregister()

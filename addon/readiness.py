@@ -28,13 +28,18 @@ def start():
     """Start preparing the solver in a background thread (once per Blender session); no-op if already done."""
     global _thread
     with _lock:
-        if _thread is not None or dependencies.problem():
-            return
-        _state["started"] = time.perf_counter()
-        _thread = threading.Thread(target=_prepare, name="SoftFEM solver preparation", daemon=True)
-        _thread.start()
-    if not bpy.app.background and not bpy.app.timers.is_registered(_tick):
+        if _thread is None and not dependencies.problem():
+            _state["started"] = time.perf_counter()
+            _thread = threading.Thread(target=_prepare, name="SoftFEM solver preparation", daemon=True)
+            _thread.start()
+    if _thread is not None and not bpy.app.background and not _state["ready"] and not bpy.app.timers.is_registered(_tick):
         bpy.app.timers.register(_tick, first_interval=_POLL, persistent=True)
+
+
+def stop_showing():
+    """The add-on is disabled: no more progress updates (the preparation itself runs on, for a re-enable)."""
+    if bpy.app.timers.is_registered(_tick):
+        bpy.app.timers.unregister(_tick)
 
 
 def _prepare():

@@ -124,6 +124,7 @@ def child(zip_path, timeout, report_path):
         frames_before.append((frame, readiness.ready()) + _rest_and_shown(bpy, ball))
         clock.pump(1.0)
     out["frames_while_preparing"] = frames_before
+    out["message_preparing"] = readiness.message()
     progress = []
     while not readiness.ready() and readiness.error() is None and time.perf_counter() - t_enable < timeout:
         progress.append((round(time.perf_counter() - t_enable, 1), readiness.percent()))

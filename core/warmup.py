@@ -69,14 +69,17 @@ def _box(lo, hi):
 
 
 def _tetrahedralize():
-    """Cage and conforming tetrahedralization of a small sphere (what Add Soft Body runs)."""
-    from . import tetrahedralize
+    """Cage and conforming tetrahedralization of a small sphere (what Add Soft Body runs), points embedded."""
+    from .geometry import embed_points, tetrahedralize
     v, f = _icosphere(1, 0.25, (0.0, 0.0, 0.0))
-    return tetrahedralize(v, f, resolution=5, mode="cage"), tetrahedralize(v, f, resolution=3, mode="conforming")
+    cage = tetrahedralize(v, f, resolution=5, mode="cage")
+    embed_points(cage.nodes, cage.tets, 0.5 * v)
+    return cage, tetrahedralize(v, f, resolution=3, mode="conforming")
 
 
 def _simulate(cage, conforming):
-    """Two bodies (one pinned, one with a stiffness map) resting on a moving box collider and on each other."""
+    """Two bodies (one pinned, one with a stiffness map) resting on a moving box collider, over its edge, and on
+    each other; the render positions of the embedded surface read back (what each frame shows)."""
     from . import Material, SolverSettings, TetMesh, World
     world = World(gravity=(0.0, 0.0, -9.81), settings=SolverSettings())
     material = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
@@ -90,12 +93,13 @@ def _simulate(cage, conforming):
     pinned = np.array([int(np.argmax(nodes[:, 2]))])
     other = world.add_body(TetMesh(nodes, conforming.tets, embedding=conforming.embedding,
                                    mass_weights=conforming.mass_weights), material, pinned=pinned)
-    box_v, box_t = _box((-1.0, -1.0, -0.5), (1.0, 1.0, 0.0))
+    box_v, box_t = _box((-1.0, -1.0, -0.5), (0.05, 1.0, 0.0))   # a sharp edge under the ball: edge contacts
     collider = world.add_collider(box_v, box_t, friction=0.5, thickness=0.01)
     for k in range(4):
         world.move_collider(collider, box_v + [0.0, 0.0, 0.002 * (k + 1)])
         other.set_pin_targets(nodes[pinned] + [0.0, 0.0, -0.01 * (k + 1)])
         world.step(1.0 / 24.0)
+    cage.embedding.positions(world.bodies[0].x)
     return world
 
 

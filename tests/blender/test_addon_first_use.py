@@ -13,7 +13,7 @@ import first_use  # noqa: E402
 @pytest.fixture(scope="module")
 def cold_first_use():
     """One cold first use in a fresh process and user folder (the solver compiled from scratch)."""
-    result = first_use.run(timeout=600.0)
+    result = first_use.run(timeout=1800.0)   # a cold compile: ~100 s of CPU, far longer on a busy machine
     assert result is not None, "the first-use process failed (its output is above)"
     return result
 
@@ -24,7 +24,7 @@ def test_add_soft_body_returns_at_once_saying_the_solver_is_prepared(cold_first_
     assert not r["ready_after_add"], "the cold solver was ready before Add Soft Body: nothing was tested"
     assert r["add_call_s"] < 5.0
     assert "preparing the solver" in r["add_report"], r["add_report"]
-    assert "first run after install" in r["message_after_add"]
+    assert "first run after install" in r["message_preparing"], r["message_preparing"]
 
 
 def test_frames_show_the_unsimulated_mesh_while_preparing(cold_first_use):
