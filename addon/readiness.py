@@ -10,6 +10,7 @@ show the unsimulated mesh until it is ready). In background mode (`blender -b`, 
 renders, scripts) there is no UI to freeze, so operators and frame changes wait for the solver; the
 environment variable SOFTFEM_WAIT_FOR_SOLVER=0 or 1 overrides either default.
 """
+import importlib
 import os
 import threading
 import time
@@ -45,15 +46,15 @@ def stop_showing():
 def _prepare():
     try:
         core = dependencies.load_core()
-        from importlib import import_module
-        warmup = import_module(core.__name__ + ".warmup")
+    except RuntimeError as exc:  # a one-line reason, shown by the panel and the operators
+        _state["error"] = str(exc)
+        return
+    try:
+        warmup = importlib.import_module(core.__name__ + ".warmup")
         _state["cold"] = warmup.cold()
         warmup.run()
-    except Exception as exc:  # reported as one line in the panel and by the operators, never a traceback
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        _state["error"] = f"SoftFEM's solver could not be prepared: {type(exc).__name__}: {text}"
-        print(_state["error"])
-        return
+    except Exception as exc:  # the warm-up only saves time: kernels it missed compile when first called
+        print(f"SoftFEM warning: the solver's warm-up stopped early ({type(exc).__name__}: {exc})".splitlines()[0])
     _state["seconds"] = time.perf_counter() - _state["started"]
     _state["ready"] = True
 
