@@ -75,9 +75,26 @@ def _rest_and_shown(bpy, obj):
     return float(np.abs(shown - rest).max()), obj.data.attributes.get("softfem_position") is not None
 
 
+def _gc_timer(out):
+    """Record the longest cyclic garbage collection (it holds the interpreter, whichever thread triggers it)."""
+    import gc
+    started = {}
+
+    def callback(phase, info):
+        if phase == "start":
+            started["t"] = time.perf_counter()
+        elif "t" in started:
+            seconds = time.perf_counter() - started.pop("t")
+            if seconds > out["longest_gc_s"]:
+                out["longest_gc_s"], out["longest_gc_generation"] = seconds, info["generation"]
+    out["longest_gc_s"], out["longest_gc_generation"] = 0.0, None
+    gc.callbacks.append(callback)
+
+
 def child(zip_path, timeout, report_path):
     """Runs in the fresh process: the measured first use. Prints RESULT + JSON."""
     out = {"load": open("/proc/loadavg").read().split()[:3]}
+    _gc_timer(out)
     clock = Clock()
     t0 = time.perf_counter()
     import bpy
@@ -205,7 +222,8 @@ def main():
           f"({result['enable_to_ready_cpu_s']:.0f} s of CPU)")
     print(f"Add Soft Body -> first simulated frame: {result['add_to_first_frame_s']:.1f} s "
           f"(enabling -> first frame {result['enable_to_first_frame_s']:.1f} s)")
-    print(f"longest main-thread block:              {result['longest_block_s']:.2f} s ({result['longest_block_what']})")
+    print(f"longest main-thread block:              {result['longest_block_s']:.2f} s ({result['longest_block_what']}); "
+          f"longest garbage collection {result['longest_gc_s']:.2f} s")
 
 
 if __name__ == "__main__":
