@@ -10,7 +10,6 @@ show the unsimulated mesh until it is ready). In background mode (`blender -b`, 
 renders, scripts) there is no UI to freeze, so operators and frame changes wait for the solver; the
 environment variable SOFTFEM_WAIT_FOR_SOLVER=0 or 1 overrides either default.
 """
-import gc
 import importlib
 import os
 import threading
@@ -50,16 +49,12 @@ def _prepare():
     except RuntimeError as exc:  # a one-line reason, shown by the panel and the operators
         _state["error"] = str(exc)
         return
-    # Compiling makes millions of objects: a full garbage collection (which holds the interpreter, blocking the
-    # main thread) would walk Blender's and numba's long-lived objects each time. They move out of its reach.
-    gc.freeze()
     try:
         warmup = importlib.import_module(core.__name__ + ".warmup")
         _state["cold"] = warmup.cold()
         warmup.run()
     except Exception as exc:  # the warm-up only saves time: kernels it missed compile when first called
         print(f"SoftFEM warning: the solver's warm-up stopped early ({type(exc).__name__}: {exc})".splitlines()[0])
-    gc.freeze()   # the compiled kernels and numba's type caches live as long as Blender
     _state["seconds"] = time.perf_counter() - _state["started"]
     _state["ready"] = True
 
