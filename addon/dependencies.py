@@ -68,13 +68,13 @@ def load_core():
     message = problem()
     if message:
         raise RuntimeError(message)
-    if _core is not None:
-        return _core
-    try:
-        _core = importlib.import_module(ROOT_PACKAGE + ".core")
-    except Exception as exc:  # an import error deep in numba/scipy must not escape as a traceback
-        _load_error = f"SoftFEM's simulator could not be loaded: {type(exc).__name__}: {exc}".splitlines()[0]
-        raise RuntimeError(_load_error) from None
+    if _core is None:
+        try:
+            _core = importlib.import_module(ROOT_PACKAGE + ".core")
+        except Exception as exc:  # an import error deep in numba/scipy must not escape as a traceback
+            _load_error = f"SoftFEM's simulator could not be loaded: {type(exc).__name__}: {exc}".splitlines()[0]
+            raise RuntimeError(_load_error) from None
+    # On every call (a listdir): the first load now happens in the solver's preparation thread, at enable time.
     if _own_cache is not None:
         import numba
         try:
