@@ -1,16 +1,18 @@
-"""SoftFEM add-on glue: numba's cache folder first, then property groups and handlers."""
+"""SoftFEM add-on glue: numba's cache folder first, then property groups, handlers and the solver's preparation."""
 from . import dependencies
 
 dependencies.configure_numba_cache()
 
-from . import handlers, properties  # noqa: E402  (after the numba cache folder is set)
+from . import handlers, properties, readiness  # noqa: E402  (after the numba cache folder is set)
 
 
 def register():
     properties.register()
     handlers.register()
+    readiness.start()
 
 
 def unregister():
+    readiness.stop_showing()
     handlers.unregister()
     properties.unregister()

@@ -11,14 +11,19 @@ def cage_key(obj):
     return f"{bridge.fingerprint(obj.data)}|{s.resolution}|{s.mode}"
 
 
+def require_faces(obj):
+    """Raise ValueError if the object's mesh has no faces (nothing to tetrahedralize)."""
+    if len(obj.data.polygons) == 0:
+        raise ValueError(f"'{obj.name}' has no faces: SoftFEM simulates solids")
+
+
 def build_cage(obj):
     """Tetrahedralize the object's rest (basis) mesh in local space; raises InvalidInputError on bad meshes."""
     core = load_core()
+    require_faces(obj)
     mesh = obj.data
     verts = bridge.read_vertices(mesh)
     tris = bridge.read_triangles(mesh)
-    if len(tris) == 0:
-        raise core.InvalidInputError(f"'{obj.name}' has no faces: SoftFEM simulates solids")
     s = obj.softfem
     tm = core.tetrahedralize(verts, tris, resolution=s.resolution, mode=s.mode.lower())
     _CAGES[cage_key(obj)] = tm

@@ -57,19 +57,24 @@ def problem():
     return _load_error
 
 
+def loaded_core():
+    """The simulator package if it has been loaded, else None (never imports it)."""
+    return _core
+
+
 def load_core():
     """Import and return the simulator package; raise RuntimeError with a one-line message if it cannot load."""
     global _core, _load_error
     message = problem()
     if message:
         raise RuntimeError(message)
-    if _core is not None:
-        return _core
-    try:
-        _core = importlib.import_module(ROOT_PACKAGE + ".core")
-    except Exception as exc:  # an import error deep in numba/scipy must not escape as a traceback
-        _load_error = f"SoftFEM's simulator could not be loaded: {type(exc).__name__}: {exc}".splitlines()[0]
-        raise RuntimeError(_load_error) from None
+    if _core is None:
+        try:
+            _core = importlib.import_module(ROOT_PACKAGE + ".core")
+        except Exception as exc:  # an import error deep in numba/scipy must not escape as a traceback
+            _load_error = f"SoftFEM's simulator could not be loaded: {type(exc).__name__}: {exc}".splitlines()[0]
+            raise RuntimeError(_load_error) from None
+    # On every call (a listdir): the first load now happens in the solver's preparation thread, at enable time.
     if _own_cache is not None:
         import numba
         try:

@@ -7,7 +7,7 @@ import time
 import bpy
 import numpy as np
 
-from . import animation, bridge, cache_files, cage, colliders, effectors, mesh_hashes
+from . import animation, bridge, cache_files, cage, colliders, effectors, mesh_hashes, readiness
 from .runtime_body import Body, PinFit, centre_of_mass, fill_unknown
 from .dependencies import load_core
 from .report import one_line
@@ -232,7 +232,12 @@ class Session:
             self.disk = {}
 
     def _build_bodies(self, scene):
-        self.bodies = [Body(obj, cage.get_cage(obj)) for obj in soft_bodies(scene)]
+        self.bodies = []
+        for obj in soft_bodies(scene):
+            tm = cage.get_cage(obj)
+            if not obj.softfem.cage_key:  # added while the solver was being prepared: show its counts now
+                cage.record(obj, tm)
+            self.bodies.append(Body(obj, tm))
 
     def _animated_pose(self, obj, body, depsgraph):
         """World cage node positions of the object's animated shape and place at the current frame."""
@@ -517,6 +522,14 @@ def frame_changed(scene, depsgraph):
     if not any(o.softfem.enabled for o in scene.objects if o.type == 'MESH'):
         return
     global _writing
+    if readiness.require() is not None:  # the solver is being prepared (or cannot be): the mesh as modelled
+        _writing = True
+        try:
+            for obj in soft_bodies(scene):
+                bridge.reset_output(obj)
+        finally:
+            _writing = False
+        return
     sess = session_for(scene)
     started = time.perf_counter()
     _writing = True

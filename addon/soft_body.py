@@ -1,5 +1,5 @@
 """Adding, removing and re-tetrahedralizing soft bodies on Blender objects (what the operators call)."""
-from . import bridge, cage
+from . import bridge, cage, readiness
 from .dependencies import load_core
 
 
@@ -13,16 +13,22 @@ def check_target(obj):
     group = obj.softfem.pin_group
     if group and obj.vertex_groups.get(group) is None:
         raise ValueError(f"pin group '{group}' not found on '{obj.name}'")
+    cage.require_faces(obj)
 
 
 def add(obj):
-    """Tetrahedralize the object and make it a soft body; the mesh is untouched if anything fails."""
-    load_core()
+    """Make the object a soft body and tetrahedralize it; the mesh is untouched if anything fails.
+
+    Returns the cage, or None while the solver is being prepared (readiness): the cage is then built on the
+    first frame shown once the solver is ready."""
+    if readiness.error():
+        raise RuntimeError(readiness.error())
     check_target(obj)
-    tm = cage.build_cage(obj)
+    tm = cage.build_cage(obj) if readiness.require() is None else None
     bridge.add_output(obj)
     obj.softfem.enabled = True
-    cage.record(obj, tm)
+    if tm is not None:
+        cage.record(obj, tm)
     return tm
 
 

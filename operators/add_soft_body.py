@@ -1,7 +1,7 @@
 """Operator softfem.add_soft_body: tetrahedralize the selected meshes and make them soft bodies."""
 import bpy
 
-from ..addon import soft_body
+from ..addon import readiness, soft_body
 from ..addon.report import one_line
 from . import polls
 
@@ -21,7 +21,7 @@ class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
         if not objects:
             self.report({'ERROR'}, "Select a mesh object to make it a SoftFEM body")
             return {'CANCELLED'}
-        added = []
+        added, deferred = [], []
         for obj in objects:
             if obj.softfem.enabled:
                 self.report({'INFO'}, f"'{obj.name}' is already a SoftFEM body")
@@ -31,10 +31,17 @@ class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
             except Exception as exc:  # a one-line report, never a traceback
                 self.report({'ERROR'}, f"{obj.name}: {one_line(exc)}")
                 continue
-            added.append(f"{obj.name} ({tm.num_nodes} nodes, {tm.num_tets} tets)")
-        if not added:
+            if tm is None:
+                deferred.append(obj.name)
+            else:
+                added.append(f"{obj.name} ({tm.num_nodes} nodes, {tm.num_tets} tets)")
+        if not added and not deferred:
             return {'CANCELLED'}
         # Frame handlers write meshes during renders: the render must not read them concurrently.
         context.scene.render.use_lock_interface = True
-        self.report({'INFO'}, "Soft body added: " + ", ".join(added))
+        if added:
+            self.report({'INFO'}, "Soft body added: " + ", ".join(added))
+        if deferred:
+            self.report({'INFO'}, f"Soft body added: {', '.join(deferred)}. {readiness.message()}: "
+                                  "it is tetrahedralized and simulated once the solver is ready")
         return {'FINISHED'}

@@ -3,7 +3,7 @@ import time
 
 import bpy
 
-from ..addon import baking, session
+from ..addon import baking, readiness, session
 from ..addon.report import one_line
 from . import polls
 
@@ -30,6 +30,10 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
 
     def execute(self, context):
         scene = context.scene
+        waiting = readiness.require()
+        if waiting:
+            self.report({'WARNING'}, waiting)
+            return {'CANCELLED'}
         try:
             baking.check_bakeable(scene)
             start, end = session.frame_range(scene)
@@ -45,6 +49,10 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
     def invoke(self, context, _event):
         if bpy.app.background or context.window is None:
             return self.execute(context)
+        waiting = readiness.require()
+        if waiting:
+            self.report({'WARNING'}, waiting)
+            return {'CANCELLED'}
         try:
             baking.check_bakeable(context.scene)
         except Exception as exc:  # a one-line report, never a traceback

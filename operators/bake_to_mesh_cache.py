@@ -1,7 +1,7 @@
 """Operator softfem.bake_to_mesh_cache: write a PC2 per soft body and add a Mesh Cache modifier reading it."""
 import bpy
 
-from ..addon import baking
+from ..addon import baking, readiness
 from ..addon.report import one_line
 from . import polls
 
@@ -18,6 +18,10 @@ class SOFTFEM_OT_bake_to_mesh_cache(bpy.types.Operator):
         return polls.has_body(cls, context)
 
     def execute(self, context):
+        waiting = readiness.require()
+        if waiting:
+            self.report({'WARNING'}, waiting)
+            return {'CANCELLED'}
         objects = list(context.selected_objects) or ([context.object] if context.object else [])
         try:
             paths = baking.export_mesh_cache(context.scene, objects)

@@ -1,7 +1,7 @@
 """Operator softfem.tetrahedralize: rebuild the cage of the selected soft bodies with their current settings."""
 import bpy
 
-from ..addon import soft_body
+from ..addon import readiness, soft_body
 from ..addon.report import one_line
 from . import polls
 
@@ -21,6 +21,10 @@ class SOFTFEM_OT_tetrahedralize(bpy.types.Operator):
                    if o is not None and o.type == 'MESH' and o.softfem.enabled]
         if not objects:
             self.report({'ERROR'}, "No selected SoftFEM body to tetrahedralize")
+            return {'CANCELLED'}
+        waiting = readiness.require()
+        if waiting:
+            self.report({'WARNING'}, waiting)
             return {'CANCELLED'}
         done = []
         for obj in objects:

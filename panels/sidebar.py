@@ -1,15 +1,18 @@
 """The 3D View sidebar tab "SoftFEM": Object, Cage, Solver and Cache sections."""
 import bpy
 
-from ..addon import colliders, dependencies, status
+from ..addon import colliders, readiness, status
 
 
 def _dependency_alert(layout):
-    problem = dependencies.problem()
+    """A missing dependency or a failed preparation (alert), or the solver's preparation progress."""
+    problem = readiness.error()
     if problem:
         col = layout.column()
         col.alert = True
         col.label(text=problem, icon='ERROR')
+    elif not readiness.ready():
+        layout.label(text=readiness.message(), icon='TIME')
     return problem
 
 

@@ -1,0 +1,43 @@
+"""First use on a cold numba cache, with the UI's policy (nothing waits for the solver): Add Soft Body returns at
+once saying the solver is being prepared, frames show the unsimulated mesh until it is ready, then simulate."""
+import os
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+import first_use  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cold_first_use():
+    """One cold first use in a fresh process and user folder (the solver compiled from scratch)."""
+    result = first_use.run(timeout=1800.0)   # a cold compile: ~100 s of CPU, far longer on a busy machine
+    assert result is not None, "the first-use process failed (its output is above)"
+    return result
+
+
+def test_add_soft_body_returns_at_once_saying_the_solver_is_prepared(cold_first_use):
+    r = cold_first_use
+    assert r["add_result"] == ["FINISHED"] and r["soft_body_enabled"]
+    assert not r["ready_after_add"], "the cold solver was ready before Add Soft Body: nothing was tested"
+    assert r["add_call_s"] < 5.0
+    assert "preparing the solver" in r["add_report"], r["add_report"]
+    assert "first run after install" in r["message_preparing"], r["message_preparing"]
+
+
+def test_frames_show_the_unsimulated_mesh_while_preparing(cold_first_use):
+    r = cold_first_use
+    shown = [f for f in r["frames_while_preparing"] if not f[1]]
+    assert shown, "the solver was ready before any frame was shown"
+    for frame, _ready, moved, written in shown:
+        assert moved == 0.0 and not written, f"frame {frame} was not the modelled mesh"
+
+
+def test_simulates_once_ready(cold_first_use):
+    r = cold_first_use
+    assert r["ready"] and r["error"] is None
+    assert r["session_error"] is None
+    assert r["first_frame_written"] and r["first_frame_moved_m"] > 1e-4   # frame 2 fell under gravity
+    assert r["cage_tets"] > 0 and r["frames_cached"] == 12
