@@ -140,8 +140,13 @@ def main(zip_path):
     result["scipy_file"] = os.path.realpath(scipy.sparse.__file__)
     result["numba_version"] = numba.__version__
     result["njit_41_plus_1"] = int(numba.njit(lambda a: a + 1)(41))
-    result["numba_cache_dir"] = os.path.realpath(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else ""
-    stale = os.path.join(numba.config.CACHE_DIR, "softfem-0123456789abcdef")   # an earlier version's kernels
+    # the add-on's cache folder; core, once loaded (the solver's preparation thread loads it at enable), has
+    # pointed numba at its version's subfolder softfem-<fingerprint> of it
+    cache_root = numba.config.CACHE_DIR or ""
+    if os.path.basename(os.path.normpath(cache_root)).startswith("softfem-"):
+        cache_root = os.path.dirname(os.path.normpath(cache_root))
+    result["numba_cache_dir"] = os.path.realpath(cache_root) if cache_root else ""
+    stale = os.path.join(cache_root, "softfem-0123456789abcdef")   # an earlier version's kernels
     os.makedirs(stale, exist_ok=True)
     open(os.path.join(stale, "kernel.nbi"), "w").close()
     core = sys.modules[MODULE].addon.dependencies.load_core()  # the packaged simulator, on the bundled wheels
