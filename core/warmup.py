@@ -7,6 +7,8 @@ import numpy as np
 import numba
 from numba.core.registry import CPUDispatcher
 
+from .geometry.primitives import box_surface, icosphere
+
 _PACKAGE = __name__.rpartition(".")[0]
 
 
@@ -40,38 +42,10 @@ def cold():
     return True
 
 
-def _icosphere(subdivisions, radius, centre):
-    """Vertices and outward triangles of an icosphere (the warm-up's soft body)."""
-    t = (1 + 5 ** 0.5) / 2
-    v = np.array([[-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t], [0, -1, -t], [0, 1, -t],
-                  [t, 0, -1], [t, 0, 1], [-t, 0, -1], [-t, 0, 1]], float)
-    f = np.array([[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2],
-                  [10, 7, 6], [7, 1, 8], [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5],
-                  [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1]], np.int64)
-    for _ in range(subdivisions):
-        e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
-        uniq, inv = np.unique(e, axis=0, return_inverse=True)
-        mid = len(v) + inv.reshape(3, -1).T
-        v = np.vstack([v, (v[uniq[:, 0]] + v[uniq[:, 1]]) / 2])
-        a, b, c = f.T
-        ab, bc, ca = mid.T
-        f = np.concatenate([np.stack([a, ab, ca], 1), np.stack([b, bc, ab], 1), np.stack([c, ca, bc], 1),
-                            np.stack([ab, bc, ca], 1)])
-    return v / np.linalg.norm(v, axis=1, keepdims=True) * radius + np.asarray(centre, float), f
-
-
-def _box(lo, hi):
-    """A closed outward box surface (8 vertices, 12 triangles)."""
-    v = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])], float)
-    t = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
-                  [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], np.int64)
-    return v, t
-
-
 def _tetrahedralize():
     """Cage and conforming tetrahedralization of a small sphere (what Add Soft Body runs), points embedded."""
     from .geometry import embed_points, tetrahedralize
-    v, f = _icosphere(1, 0.25, (0.0, 0.0, 0.0))
+    v, f = icosphere(1, 0.25, (0.0, 0.0, 0.0))
     cage = tetrahedralize(v, f, resolution=5, mode="cage")
     embed_points(cage.nodes, cage.tets, 0.5 * v)
     return cage, tetrahedralize(v, f, resolution=3, mode="conforming")
@@ -93,7 +67,7 @@ def _simulate(cage, conforming):
     pinned = np.array([int(np.argmax(nodes[:, 2]))])
     other = world.add_body(TetMesh(nodes, conforming.tets, embedding=conforming.embedding,
                                    mass_weights=conforming.mass_weights), material, pinned=pinned)
-    box_v, box_t = _box((-1.0, -1.0, -0.5), (0.05, 1.0, 0.0))   # a sharp edge under the ball: edge contacts
+    box_v, box_t = box_surface((-1.0, -1.0, -0.5), (0.05, 1.0, 0.0))   # a sharp edge under the ball: edge contacts
     collider = world.add_collider(box_v, box_t, friction=0.5, thickness=0.01)
     for k in range(4):
         world.move_collider(collider, box_v + [0.0, 0.0, 0.002 * (k + 1)])
