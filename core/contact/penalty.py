@@ -199,8 +199,10 @@ class ContactPenalty:
     r0 is measured from the step's start positions x_n: at a Newton
     iterate x_k the rows' values are r0 + n·J (x_k − x_n)."""
 
-    def __init__(self, node, coef, normal, r0, kappa, point, collider, other, tangent, const, num_nodes):
+    def __init__(self, node, coef, normal, r0, kappa, point, collider, other, tangent, const, num_nodes,
+                 release_gap=0.0):
         self.node, self.coef, self.normal = node, coef, normal
+        self.release_gap = release_gap   # m: a normal row ending separated by more than this pulled (release_separating)
         self.r0, self.kappa, self.point = r0, kappa, point
         self.collider, self.other, self.tangent, self.const = collider, other, tangent, const
         self.num_nodes = num_nodes
@@ -232,6 +234,25 @@ class ContactPenalty:
     def precondition(self, pinv):
         """Fold the rows' diagonal blocks into the block-Jacobi inverse pinv (N,3,3), in place."""
         _fold_diagonal(self.block_node, self.block_coef, self.block_k, pinv)
+
+    def release_separating(self, displacement):
+        """Drop (κ = 0) the normal rows that end the step separated at displacement d (r > release_gap: in the solve
+        they pulled their point onto the surface), and the friction rows of the points left with no normal row.
+        Returns whether any row was dropped (the system changed: solve again)."""
+        r = self.residuals(displacement)
+        pulling = ~self.tangent & (self.kappa > 0.0) & (r > self.release_gap)
+        if not pulling.any():
+            return False
+        self.kappa[pulling] = 0.0
+        pressed = np.unique(self.point[~self.tangent & (self.kappa > 0.0)])
+        loose = self.tangent & ~np.isin(self.point, pressed)
+        self.kappa[loose] = 0.0
+        self.const[loose] = 0.0
+        rep, self.block_k = _blocks(np.argsort(self.point, kind="stable"), self.point, self.node, self.coef,
+                                    self.normal, self.kappa)
+        self.block_node = np.ascontiguousarray(self.node[rep])
+        self.block_coef = np.ascontiguousarray(self.coef[rep])
+        return True
 
     def impulses(self, displacement, dt):
         """Impulse of each row along its direction (N·s) applied over the step ending at d: ≥ 0 for a normal row
