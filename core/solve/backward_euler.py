@@ -11,7 +11,7 @@ from .pcg import jacobi_inverse, pcg
 # iterations, faster than multigrid's 9 V-cycles; Rubber (E = 3.6e6) beams sit at 680-2000, where block-Jacobi
 # stops at its cap.
 AUTO_STIFFNESS = 300.0
-RELEASE_SOLVES = 3   # re-solves per Newton iteration at most, each without the contact rows that pulled
+RELEASE_SOLVES = 3   # re-solves per Newton iteration at most, each without the contact rows that pulled in the last
 
 
 def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None,
@@ -75,9 +75,10 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         system = linear_system(force_model, mass_coef, tet_scale)
         use_mg = multigrid is not None and use_multigrid(settings, system, md, mass_coef)
         # The penalty rows are one-sided (½ κ min(r, 0)²): a row that ends separated pulled its point onto the
-        # surface (a predicted contact the body's own response would have avoided). Solve again without such
-        # rows, warm-started, until none pulls (an active-set Newton): pulling rows around the patch of a ball
-        # landing at 2 m/s dragged its flank to the floor, and the ball flattened to 4 % of its volume.
+        # surface (a predicted contact the body's own response would have avoided). Solve again without such rows
+        # (ContactPenalty.update_active_set), warm-started, until none pulls (an active-set Newton): pulling rows
+        # around the patch of a ball landing at 2 m/s dragged its flank to the floor (it flattened to 4 % of its
+        # volume).
         for attempt in range(RELEASE_SOLVES + 1):
             rhs = b.copy()
             if penalty is not None:
@@ -87,9 +88,9 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
                 hierarchy = multigrid.update(system, state.x, free, penalty, jacobi_inverse(system, penalty), dt)
             its, res = pcg(system, rhs, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
             body_its += its
-            if penalty is None or attempt == RELEASE_SOLVES or not penalty.release_separating(state.x + dx - x_n):
+            if penalty is None or attempt == RELEASE_SOLVES or not penalty.update_active_set(state.x + dx - x_n):
                 break
-            stats["released_solves"] = stats.get("released_solves", 0) + 1
+            stats["active_set_solves"] = stats.get("active_set_solves", 0) + 1
         stats["preconditioner"] = "jacobi" if hierarchy is None else "multigrid"
         if hierarchy is not None:
             multigrid.record(max(its))
