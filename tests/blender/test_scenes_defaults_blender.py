@@ -3,6 +3,7 @@ cube stacked, on a slope, and an icosphere dropped on a Collision plane with Ble
 import math
 
 import numpy as np
+import pytest
 from addon_testing import evaluated_world
 
 
@@ -104,3 +105,35 @@ def test_dropped_icosphere_squashes_bounces_and_keeps_its_volume(blender):
     # rows pulled its flank to the floor; the same ball meshed without a cage keeps > 80 % (core test)
     assert least > 0.8, f"squashed to {least:.0%} of its volume"
     assert volume(evaluated_world(bpy, ball), tris) / v0 > 0.97
+
+
+def turntable_run(bpy, mu):
+    """A default cube (0.2 m) half a metre off the axis of a Collision disc that turns 180° in 2 s (Blender's
+    default eased keyframes): the cube's azimuth and distance from the axis at the end, and the disc's turn."""
+    scene = bpy.context.scene
+    bpy.ops.mesh.primitive_cylinder_add(vertices=64, radius=1.5, depth=0.1, location=(0, 0, -0.05))
+    disc = bpy.context.active_object
+    disc.modifiers.new("Collision", 'COLLISION')
+    disc.collision.thickness_outer = 0.0
+    disc.softfem.friction = mu
+    disc.keyframe_insert("rotation_euler", frame=1)
+    disc.rotation_euler.z = math.pi
+    disc.keyframe_insert("rotation_euler", frame=49)
+    body = make_soft(bpy, cube(bpy, 0.2, (0.5, 0.0, 0.1005)), friction=mu)
+    for f in range(1, 50):
+        scene.frame_set(f)
+    c = evaluated_world(bpy, body).mean(axis=0)
+    return math.atan2(c[1], c[0]) % (2 * math.pi), math.hypot(c[0], c[1]), disc.rotation_euler.z
+
+
+def test_a_turntable_carries_a_cube_round_at_mu_0_8(blender):
+    azimuth, radius, turn = turntable_run(blender, 0.8)
+    assert turn == pytest.approx(math.pi)
+    assert abs(azimuth - turn) < math.radians(5), f"{math.degrees(azimuth):.1f}° of 180°"
+    assert abs(radius - 0.5) < 0.02
+
+
+def test_a_turntable_lets_a_cube_slip_at_mu_0_05(blender):
+    # the disc's surface reaches ω r = 1.2 m/s and ω² r = 2.9 m/s² at mid-turn; μ g = 0.49 m/s² cannot follow
+    azimuth, radius, turn = turntable_run(blender, 0.05)
+    assert azimuth < turn - math.radians(45), f"{math.degrees(azimuth):.1f}° of 180°: it was carried"
