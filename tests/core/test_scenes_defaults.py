@@ -168,3 +168,19 @@ def test_a_landing_ball_squashes_as_much_as_the_same_ball_meshed_without_a_cage(
     ref_top, _ = _min_height_landing("conforming")
     assert cage_top == pytest.approx(ref_top, rel=0.1)
     assert cage_inverted == 0
+
+
+def test_a_frictionless_landing_keeps_its_horizontal_momentum():
+    # at μ = 0 the friction memory still gave landing points stick rows (zero force is inside a zero cone): a ball
+    # dropped on a frictionless plane left with 1.0 kg·m/s of sideways momentum
+    from contact_scenes import icosphere
+    v, f = icosphere(4, 0.5, (0.0, 0.0, 0.5005))
+    tm = core.tetrahedralize(v, f, resolution=12, mode="cage")
+    w = world_on_floor(friction=0.0)
+    body = w.add_body(tm, defaults(friction=0.0))
+    body.v = np.tile([0.0, 0.0, -4.3], (len(body.x), 1))
+    m = w._model.mass
+    for _ in range(30):
+        w.step(DT)
+    sideways = np.hypot(*(m[:, None] * body.v).sum(axis=0)[:2])
+    assert sideways < 1e-3 * m.sum(), f"{sideways:.3f} kg·m/s sideways"   # below 1 mm/s for the whole ball
