@@ -9,7 +9,8 @@ from .edge_rows import contact_positions
 def correction_targets(point, gap, mu, pen_point, pen_impulse, pen_tangent, pen_normal, slop, dt, slot):
     """Per-point sums over the points in contact (the rows' `point`, then the penalty rows' `pen_point`), spread
     back over their rows. A point its penalty rows held may end up `slop` deep; its normal penalty impulses are
-    shared by its correction rows as their friction floor, its tangential ones reported by them; a point with
+    shared by its correction rows as their friction floor where they push, and reported by them where they pull
+    (a row ending just clear of the surface), as are its tangential ones; a point with
     tangential penalty rows had its friction in the implicit solve (μ = 0 here).
 
     slot (num_points,) scratch, −1 on entry and on return. Returns the distinct points, and per row: the
@@ -43,8 +44,11 @@ def correction_targets(point, gap, mu, pen_point, pen_impulse, pen_tangent, pen_
             ruled[q] = True
             for d in range(3):
                 tangent_sum[q, d] += pen_impulse[r] * pen_normal[r, d]
-        else:
+        elif pen_impulse[r] > 0.0:
             normal_sum[q] += pen_impulse[r]
+        else:   # a row that pulled (its point ended just clear of the surface): reported, never a friction bound
+            for d in range(3):
+                tangent_sum[q, d] += pen_impulse[r] * pen_normal[r, d]
     vmin = np.empty(nc)
     floor = np.empty(nc)
     mu_row = np.empty(nc)

@@ -257,7 +257,7 @@ class ContactPenalty:
         return True
 
     def impulses(self, displacement, dt):
-        """Impulse of each row along its direction (N·s) applied over the step ending at d: ≥ 0 for a normal row
-        (one that ends separated reports none), signed for a friction row (its spring pulls either way)."""
-        r = self.residuals(displacement)
-        return (self.const - self.kappa * np.where(self.tangent, r, np.minimum(r, 0.0))) / dt
+        """Impulse of each row along its direction (N·s) applied over the step ending at d, as the solve applied it:
+        a normal row still active that ends separated (within release_gap) pulls (< 0); a friction row's spring
+        pulls either way."""
+        return (self.const - self.kappa * self.residuals(displacement)) / dt

@@ -50,10 +50,12 @@ def test_default_cube_sticks_on_a_30_degree_slope_with_mu_0_8():
     base, w = slope_run(0.8, 2.0)
     assert np.abs(base).max() < 0.01, f"its base slid {np.abs(base).max() * 1e3:.1f} mm"
     assert np.abs(base[-48:] - base[-1]).max() < 0.0005    # and holds: no creep over the last half second
-    # the contacts' forces hold it inside the friction cone as a whole (per contact they do not yet: a point's
-    # rows report their shares of its penalty and correction impulses separately)
+    # the contacts' forces are the ones applied: at rest they balance its weight (per contact they are not yet
+    # inside the cone: a point's rows report their shares of its penalty and correction impulses separately)
     c = w.contacts
     total = c.forces.sum(axis=0)
+    weight = w.model.mass.sum() * np.array([-G * np.sin(np.radians(30.0)), 0.0, G * np.cos(np.radians(30.0))])
+    assert np.linalg.norm(total - weight) < 0.05 * np.linalg.norm(weight), f"{total} against {weight}"
     assert np.hypot(total[0], total[1]) <= 0.8 * total[2]
 
 
