@@ -1,5 +1,6 @@
 """Scenes users build, through Blender at the add-on's defaults (nothing set but what the scene needs): Blender's
-cube stacked, on a slope, and an icosphere dropped on a Collision plane with Blender's default thickness."""
+cube stacked, on a slope and on a turntable, an icosphere dropped on a Collision plane and Suzanne dropped across
+a stair's edge, with Blender's default Collision thickness."""
 import math
 
 import numpy as np
@@ -137,3 +138,34 @@ def test_a_turntable_lets_a_cube_slip_at_mu_0_05(blender):
     # the disc's surface reaches ω r = 1.2 m/s and ω² r = 2.9 m/s² at mid-turn; μ g = 0.49 m/s² cannot follow
     azimuth, radius, turn = turntable_run(blender, 0.05)
     assert azimuth < turn - math.radians(45), f"{math.degrees(azimuth):.1f}° of 180°: it was carried"
+
+
+def test_suzanne_dropped_across_a_stair_edge_rests_outside_the_step_with_no_inverted_tet(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    collision_plane(bpy)
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=(-1.0, 0.0, 0.15))   # a 30 cm step, its edge along y at x = 0
+    step = bpy.context.active_object
+    step.scale = (2.0, 4.0, 0.3)
+    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+    step.modifiers.new("Collision", 'COLLISION')
+    thickness = step.collision.thickness_outer
+    bpy.ops.mesh.primitive_monkey_add(location=(0.0, 0.0, 1.5))            # Blender's Suzanne, 2 m, across the edge
+    monkey = make_soft(bpy, bpy.context.active_object)
+    session = softfem.addon.session
+    lo, hi = np.array([-2.0, -2.0, 0.0]), np.array([0.0, 2.0, 0.3])
+    nearest = np.inf
+    for f in range(1, 73):
+        scene.frame_set(f)
+        p = evaluated_world(bpy, monkey)
+        # distance to the step's solid: no render vertex inside its Collision shell (beyond the 0.5 mm slop)
+        nearest = min(nearest, np.linalg.norm(np.maximum(np.maximum(p - hi, lo - p), 0.0), axis=1).min())
+    assert nearest > thickness - 0.002, f"a vertex came {(thickness - nearest) * 1e3:.1f} mm into the step's shell"
+    body = session.session_for(scene).bodies[0]
+    x, tets = body.handle.x, body.tm.tets
+    a, b, c, d = (x[tets[:, k]] for k in range(4))
+    volumes = np.einsum("ij,ij->i", b - a, np.cross(c - a, d - a))
+    assert (volumes > 0).all(), f"{int((volumes <= 0).sum())} inverted tets at rest"
+    p = evaluated_world(bpy, monkey)
+    assert p[:, 0].min() < -0.1 and p[:, 0].max() > 0.1                    # it lies across the edge
+    assert p[:, 2].min() > 0.02 - 0.002                                     # and on the floor beside it, not through
