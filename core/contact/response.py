@@ -1,16 +1,16 @@
-"""Response kernel: contact pseudo-impulses with Coulomb friction, a bound-constrained QP solved by MPRGP on a working set of rows."""
+"""Response kernel: contact pseudo-impulses with Coulomb friction, a bound-constrained QP solved by MPRGP (mprgp.py) on
+a working set of rows grown group by group, with outer passes updating the friction bounds."""
 import math
 
 import numpy as np
 
 from ..jit import njit
+from .mprgp import gradients, matvec, mprgp, node_velocity, over_tolerance, power_iterations
 
 FRICTION_PASSES = 2   # outer passes updating the friction bounds μ λn from the last normal impulses
 GROUP_COS = 0.99      # rows over the same stencil nodes, with the same μ and normals this close, are one group
 ADD_PER_ROUND = 2     # violated rows a group adds to the working set per round
 ROUNDS = 8            # working-set solves per pass (the last but one round adds every violated row)
-POWER_ITERATIONS = 12      # power iterations estimating ‖A‖ on the first working set
-POWER_WARM_ITERATIONS = 3  # on a grown working set, warm-started from the last one's iterate
 
 
 @njit(cache=True)
@@ -21,176 +21,6 @@ def _touched_nodes(stencil_node, num_nodes):
         if j >= 0:
             seen[j] = True
     return np.flatnonzero(seen)
-
-
-@njit(cache=True)
-def _node_velocity(y, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv):
-    """dv_j = inv_mass_j Σ_c coef_cj P_c: node velocity change of the (scaled, local-frame) impulses y, written
-    for the rows' nodes `nodes` only (a scatter over the rows: no latency chain through one node's sum). Rows
-    without impulse are skipped: the ±0 they would add leaves every sum as it is (each starts at +0), and in
-    MPRGP most are (a search direction lives on the free variables)."""
-    nc, S = stencil_node.shape
-    for j in nodes:
-        dv[j] = 0.0
-    for c in range(nc):
-        if y[3 * c] == 0.0 and y[3 * c + 1] == 0.0 and y[3 * c + 2] == 0.0:
-            continue
-        for s in range(S):
-            j = stencil_node[c, s]
-            if j >= 0:
-                a = stencil_coef[c, s] * scale[c]
-                gx, gy, gz = dv[j, 0], dv[j, 1], dv[j, 2]
-                for d in range(3):
-                    t = a * y[3 * c + d]
-                    gx += t * frames[c, d, 0]
-                    gy += t * frames[c, d, 1]
-                    gz += t * frames[c, d, 2]
-                dv[j, 0], dv[j, 1], dv[j, 2] = gx, gy, gz
-    for j in nodes:
-        for d in range(3):
-            dv[j, d] = inv_mass[j] * dv[j, d]
-
-
-@njit(cache=True)
-def _contact_velocity(vel, frames, scale, stencil_node, stencil_coef, out):
-    """out_cd = scale_c frame_cd · Σ_s coef_cs vel_node(cs): relative velocities in the contacts' frames."""
-    nc, S = stencil_node.shape
-    for c in range(nc):
-        ux = uy = uz = 0.0
-        for s in range(S):
-            j = stencil_node[c, s]
-            if j >= 0:
-                a = stencil_coef[c, s]
-                ux += a * vel[j, 0]
-                uy += a * vel[j, 1]
-                uz += a * vel[j, 2]
-        for d in range(3):
-            out[3 * c + d] = scale[c] * (frames[c, d, 0] * ux + frames[c, d, 1] * uy + frames[c, d, 2] * uz)
-
-
-@njit(cache=True)
-def _matvec(y, frames, scale, node, coef, inv_mass, nodes, dv, out):
-    """out = A y (nodes: the rows' _touched_nodes; dv: scratch node velocities)."""
-    _node_velocity(y, frames, scale, node, coef, inv_mass, nodes, dv)
-    _contact_velocity(dv, frames, scale, node, coef, out)
-
-
-@njit(cache=True)
-def _gradients(x, g, lo, hi, alpha, phi, beta):
-    """Free gradient φ, chopped gradient β and the reduced free gradient's φᵀφ̃ of MPRGP."""
-    red = 0.0
-    for i in range(x.shape[0]):
-        if lo[i] >= hi[i]:  # fixed variable (a friction bound of zero width)
-            phi[i] = 0.0
-            beta[i] = 0.0
-        elif x[i] <= lo[i]:
-            phi[i] = 0.0
-            beta[i] = min(g[i], 0.0)
-        elif x[i] >= hi[i]:
-            phi[i] = 0.0
-            beta[i] = max(g[i], 0.0)
-        else:
-            phi[i] = g[i]
-            beta[i] = 0.0
-            room = (x[i] - lo[i]) / alpha if g[i] > 0.0 else (x[i] - hi[i]) / alpha
-            r = min(g[i], room) if g[i] > 0.0 else max(g[i], room)
-            red += r * g[i]
-    return red
-
-
-@njit(cache=True)
-def _over_tolerance(phi, beta, scale, tolerance):
-    """Whether some row's projected gradient |φ + β| (in velocity units) exceeds the tolerance."""
-    for i in range(phi.shape[0]):
-        if abs(phi[i] + beta[i]) / scale[i // 3] > tolerance:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _power_iterations(frames, scale, node, coef, inv_mass, nodes, power, known):
-    """‖A‖ by power iteration, for the expansion step length 1.9/‖A‖: `power` holds the last working set's
-    iterate (a warm start: the working set only grows, so ‖A‖ does too, and known[0], the largest estimate so
-    far, is a lower bound). Updates power and known; False (nothing updated) if A maps the iterate to 0."""
-    n = power.shape[0]
-    dv = np.empty((inv_mass.shape[0], 3))
-    Ap = np.zeros(n)
-    p = power.copy()
-    norm = 1.0
-    for _ in range(POWER_ITERATIONS if known[0] == 0.0 else POWER_WARM_ITERATIONS):
-        _matvec(p, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
-        norm = math.sqrt(np.dot(Ap, Ap))
-        if norm <= 0.0:
-            return False
-        for i in range(n):
-            p[i] = Ap[i] / norm
-    power[:] = p
-    known[0] = max(norm, known[0])
-    return True
-
-
-@njit(cache=True)
-def _mprgp(x, g, b, lo, hi, alpha, frames, scale, node, coef, inv_mass, nodes, iterations, tolerance):
-    """min ½ xᵀAx − bᵀx, lo ≤ x ≤ hi (A = Jacobi-scaled contact Delassus operator, matrix-free):
-    modified proportioning with reduced gradient projections (Dostál), from x within the bounds and its
-    gradient g = Ax − b, with the expansion step length alpha. Returns the iterations used."""
-    n = x.shape[0]
-    dv = np.empty((inv_mass.shape[0], 3))
-    Ap = np.zeros(n)
-    p = np.empty(n)
-    phi = np.zeros(n)
-    beta = np.zeros(n)
-    red = _gradients(x, g, lo, hi, alpha, phi, beta)
-    p[:] = phi
-    it = 0
-    while it < iterations:
-        if not _over_tolerance(phi, beta, scale, tolerance):
-            break
-        it += 1
-        if np.dot(beta, beta) <= red:
-            _matvec(p, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
-            pAp = np.dot(p, Ap)
-            if pAp <= 0.0:
-                break
-            acg = np.dot(g, p) / pAp
-            af = np.inf
-            for i in range(n):
-                if p[i] > 0.0:
-                    af = min(af, (x[i] - lo[i]) / p[i])
-                elif p[i] < 0.0:
-                    af = min(af, (x[i] - hi[i]) / p[i])
-            if acg <= af:  # conjugate gradient step
-                for i in range(n):
-                    x[i] -= acg * p[i]
-                    g[i] -= acg * Ap[i]
-                red = _gradients(x, g, lo, hi, alpha, phi, beta)
-                gamma = np.dot(phi, Ap) / pAp
-                for i in range(n):
-                    p[i] = phi[i] - gamma * p[i]
-            else:          # expansion step: to the bound, then a projected gradient step on the free set
-                for i in range(n):
-                    x[i] -= af * p[i]
-                    g[i] -= af * Ap[i]
-                _gradients(x, g, lo, hi, alpha, phi, beta)
-                for i in range(n):
-                    x[i] = np.minimum(np.maximum(x[i] - alpha * phi[i], lo[i]), hi[i])
-                _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
-                for i in range(n):
-                    g[i] -= b[i]
-                red = _gradients(x, g, lo, hi, alpha, phi, beta)
-                p[:] = phi
-        else:              # proportioning step: release constraints whose multipliers pull the wrong way
-            _matvec(beta, frames, scale, node, coef, inv_mass, nodes, dv, Ap)
-            bAb = np.dot(beta, Ap)
-            if bAb <= 0.0:
-                break
-            a = np.dot(g, beta) / bAb
-            for i in range(n):
-                x[i] -= a * beta[i]
-                g[i] -= a * Ap[i]
-            red = _gradients(x, g, lo, hi, alpha, phi, beta)
-            p[:] = phi
-    return it
 
 
 @njit(cache=True)
@@ -315,14 +145,14 @@ def _row_arrays(rows, frames, scale, node, coef, num_nodes):
 
 @njit(cache=True)
 def _power_rows(rows, fs, ss, ns, cs, nodes, inv_mass, power, known):
-    """_power_iterations on the rows `rows` (their _row_arrays fs, ss, ns, cs, nodes; their entries of power
+    """power_iterations on the rows `rows` (their _row_arrays fs, ss, ns, cs, nodes; their entries of power
     updated in place)."""
     m = rows.shape[0]
     ps = np.empty(3 * m)
     for i in range(m):
         for d in range(3):
             ps[3 * i + d] = power[3 * rows[i] + d]
-    if not _power_iterations(fs, ss, ns, cs, inv_mass, nodes, ps, known):
+    if not power_iterations(fs, ss, ns, cs, inv_mass, nodes, ps, known):
         return False
     for i in range(m):
         for d in range(3):
@@ -352,20 +182,20 @@ def _solve_rows(rows, owed, x, b, lo, hi, frames, scale, node, coef, inv_mass, i
             his[3 * i + d] = hi[3 * c + d]
     fs, ss, ns, cs, nodes = _row_arrays(rows, frames, scale, node, coef, inv_mass.shape[0])
     g = np.empty(3 * m)
-    _matvec(xs, fs, ss, ns, cs, inv_mass, nodes, np.empty((inv_mass.shape[0], 3)), g)
+    matvec(xs, fs, ss, ns, cs, inv_mass, nodes, np.empty((inv_mass.shape[0], 3)), g)
     g -= bs
     phi = np.zeros(3 * m)
     beta = np.zeros(3 * m)
-    _gradients(xs, g, los, his, 1.0, phi, beta)   # φ and β do not depend on the step length
+    gradients(xs, g, los, his, 1.0, phi, beta)   # φ and β do not depend on the step length
     none = np.empty(0, np.int64)
-    if owed.shape[0] == 0 and not clipped and not _over_tolerance(phi, beta, ss, tolerance):
+    if owed.shape[0] == 0 and not clipped and not over_tolerance(phi, beta, ss, tolerance):
         return 0, rows
     if owed.shape[0] > 0:
         fo, so, no, co, nodes_o = _row_arrays(owed, frames, scale, node, coef, inv_mass.shape[0])
         _power_rows(owed, fo, so, no, co, nodes_o, inv_mass, power, known)
     if not _power_rows(rows, fs, ss, ns, cs, nodes, inv_mass, power, known):
         return 0, none   # A maps the power iterate to 0: x is left as it was
-    it = _mprgp(xs, g, bs, los, his, 1.9 / (1.05 * known[0]), fs, ss, ns, cs, inv_mass, nodes, iterations,
+    it = mprgp(xs, g, bs, los, his, 1.9 / (1.05 * known[0]), fs, ss, ns, cs, inv_mass, nodes, iterations,
                 tolerance)
     for i in range(m):
         for d in range(3):
@@ -383,7 +213,7 @@ def _add_violated(x, b, lo, hi, frames, scale, node, coef, inv_mass, nodes, grou
     nc = scale.shape[0]
     dv = np.empty((inv_mass.shape[0], 3))
     g = np.empty(3 * nc)
-    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
+    matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
     g -= b
     slipping = np.zeros(ng, np.bool_)
     if tangential:
@@ -437,7 +267,7 @@ def _share_in_groups(x, b, frames, scale, node, coef, inv_mass, nodes, group, ng
         return
     dv = np.zeros((inv_mass.shape[0], 3))
     g = np.zeros(3 * nc)
-    _matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
+    matvec(x, frames, scale, node, coef, inv_mass, nodes, dv, g)
     g -= b
     active = np.zeros(nc, np.bool_)
     total_n = np.zeros(ng)
@@ -571,7 +401,7 @@ def solve_contacts(vel, inv_mass, stencil_node, stencil_coef, normal, vmin, mu, 
             x[3 * c + 1] = t1 * cap / tl
             x[3 * c + 2] = t2 * cap / tl
     dv = np.zeros((num_nodes, 3))
-    _node_velocity(x, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv)
+    node_velocity(x, frames, scale, stencil_node, stencil_coef, inv_mass, nodes, dv)
     vel += dv
     for c in range(nc):
         lam_n[c] = scale[c] * x[3 * c]
