@@ -4,12 +4,11 @@ import time
 import numpy as np
 
 from .linear_system import linear_system
+from .auto_preconditioner import iteration_work
 from .pcg import jacobi_inverse, pcg
 
-# "auto" preconditioner: multigrid above this median stiffness-to-mass ratio of the diagonal blocks. Measured
-# (see README): the default bunny cage (E = 1e5, Δt = 1/96) sits at 143 and block-Jacobi solves it in ~34
-# iterations, faster than multigrid's 9 V-cycles; Rubber (E = 3.6e6) beams sit at 680-2000, where block-Jacobi
-# stops at its cap.
+# "auto" preconditioner: multigrid its first guess above this median stiffness-to-mass ratio of the diagonal blocks
+# (the default bunny cage, E = 1e5, Δt = 1/96, sits at 143; Rubber (E = 3.6e6) beams at 680-2000).
 AUTO_STIFFNESS = 300.0
 
 
@@ -74,13 +73,8 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
         system = linear_system(force_model, mass_coef, tet_scale)
-        hierarchy = None
-        if multigrid is not None and use_multigrid(settings, system, md, mass_coef):
-            hierarchy = multigrid.update(system, state.x, free, penalty, jacobi_inverse(system, penalty), dt)
-        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
-        stats["preconditioner"] = "jacobi" if hierarchy is None else "multigrid"
-        if hierarchy is not None:
-            multigrid.record(max(its))
+        its, res, stats["preconditioner"] = _solve(system, b, dx, free, settings, penalty, multigrid, state.x, md,
+                                                   mass_coef, dt)
         t3 = time.perf_counter()
         _conserve_momentum(md, exempt, dx, b, mass_coef)
         state.x += dx
@@ -98,22 +92,45 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     return stats
 
 
-def use_multigrid(settings, system, md, mass_coef):
-    """Whether this Newton iteration's CG is preconditioned by multigrid (assembled systems only). "auto" picks it
-    for a stiff system, where block-Jacobi needs many iterations: the median over free nodes of the diagonal
-    blocks' stiffness-to-mass ratio tr(A_nn) / (3 (1 + αΔt) m_n) above AUTO_STIFFNESS (that is,
-    ~E Δt² / (ρ h²) above it). (Block-Jacobi stopping at its cap is no sign: it does so for a body in free fall,
-    whose rigid motion the momentum balance then puts right.)"""
-    if settings.preconditioner == "jacobi" or not hasattr(system, "pattern"):
-        return False
+def _solve(system, b, dx, free, settings, penalty, multigrid, x, md, mass_coef, dt):
+    """This Newton iteration's CG solve for dx (in place) with the preconditioner(s) `preconditioners` plans: all but
+    the last run on a copy of the warm start, to compare; returns (iterations, residuals, the last one's name)."""
+    names = preconditioners(settings, system, md, mass_coef, multigrid)
+    measured = settings.preconditioner == "auto" and multigrid is not None and hasattr(system, "pattern")
+    for name in names:
+        hierarchy = None
+        if name == "multigrid":
+            hierarchy = multigrid.update(system, x, free, penalty, jacobi_inverse(system, penalty), dt)
+        elif multigrid is not None and len(names) == 1:
+            multigrid.idle()
+        start = dx if name == names[-1] else dx.copy()
+        its, res = pcg(system, b, start, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
+        if hierarchy is not None:
+            multigrid.record(max(its))
+        if measured and max(its) > 0:
+            per_body, pen = iteration_work(system, penalty, hierarchy)
+            # CG preconditions twice before its first iteration
+            work = sum((i + 2) * w for i, w in zip(its, per_body) if i > 0) + (max(its) + 2) * pen
+            multigrid.auto.record(name, work, max(res), len(names) > 1 and name == names[-1])
+    return its, res, names[-1]
+
+
+def preconditioners(settings, system, md, mass_coef, multigrid):
+    """The preconditioners of this Newton iteration's CG (assembled systems only can take multigrid): the last one's
+    solve is kept. Under "auto", multigrid.auto (core.solve.auto_preconditioner) plans them: it now and then solves
+    with both from the same start and keeps the one that reduced the residual for less work, multigrid the first
+    guess on a stiff system, whose median over free nodes of the diagonal blocks' stiffness-to-mass ratio
+    tr(A_nn) / (3 (1 + αΔt) m_n) exceeds AUTO_STIFFNESS (~E Δt² / (ρ h²))."""
+    if settings.preconditioner == "jacobi" or multigrid is None or not hasattr(system, "pattern"):
+        return ["jacobi"]
     if settings.preconditioner == "multigrid":
-        return True
+        return ["multigrid"]
     free = ~md.pinned
     if not free.any():
-        return False
+        return ["jacobi"]
     diag = system.data[system.pattern.diag[free]]
     ratio = np.trace(diag, axis1=1, axis2=2) / (3.0 * mass_coef[free] * md.mass[free])
-    return bool(np.median(ratio) > AUTO_STIFFNESS)
+    return multigrid.auto.plan(bool(np.median(ratio) > AUTO_STIFFNESS))
 
 
 def _conserve_momentum(md, exempt, dx, b, mass_coef):

@@ -78,7 +78,6 @@ def product(a_ptr, a_col, a_data, b_ptr, b_col, b_data, num_cols):
                     count += 1
         c_ptr[i + 1] = c_ptr[i] + count
     c_col = np.empty(c_ptr[n], np.int64)
-    c_data = np.zeros((c_ptr[n], r, c))
     marker[:] = -1
     for i in range(n):
         fill = c_ptr[i]
@@ -86,23 +85,24 @@ def product(a_ptr, a_col, a_data, b_ptr, b_col, b_data, num_cols):
             j = a_col[q]
             for p in range(b_ptr[j], b_ptr[j + 1]):
                 k = b_col[p]
-                if marker[k] < c_ptr[i]:
+                if marker[k] != i:
+                    marker[k] = i
                     c_col[fill] = k
-                    marker[k] = fill
                     fill += 1
         c_col[c_ptr[i]:fill] = np.sort(c_col[c_ptr[i]:fill])
-        for s in range(c_ptr[i], fill):
+    c_data = np.zeros((c_ptr[n], r, c))
+    for i in range(n):
+        for s in range(c_ptr[i], c_ptr[i + 1]):
             marker[c_col[s]] = s
         for q in range(a_ptr[i], a_ptr[i + 1]):
             j = a_col[q]
             for p in range(b_ptr[j], b_ptr[j + 1]):
                 s = marker[b_col[p]]
                 for x in range(r):
-                    for y in range(c):
-                        acc = 0.0
-                        for z in range(m):
-                            acc += a_data[q, x, z] * b_data[p, z, y]
-                        c_data[s, x, y] += acc
+                    for z in range(m):
+                        v = a_data[q, x, z]
+                        for y in range(c):
+                            c_data[s, x, y] += v * b_data[p, z, y]
     return c_ptr, c_col, c_data
 
 

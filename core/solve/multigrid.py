@@ -10,6 +10,7 @@ import numpy as np
 
 from ..fem.block_sparse import product as fine_product
 from . import galerkin
+from .auto_preconditioner import AutoPreconditioner
 from .aggregation import aggregate, rigid_modes, tentative
 from .vcycle_kernels import block_gauss_seidel, bsr_accumulate, cholesky_solve
 
@@ -34,6 +35,7 @@ class Multigrid:
         self._age = 0
         self._fresh_iterations = None
         self._last_iterations = 0
+        self.auto = AutoPreconditioner()
 
     def update(self, system, positions, free, penalty, pinv, key):
         """The Hierarchy for `system` (a BlockSparseSystem) with pins `free` (1 free, 0 pinned), the contact
@@ -58,6 +60,10 @@ class Multigrid:
         self._age += 1
         omega = min(o for _, o in self._bodies)   # fine smoothing damping of an island: its stiffest body's
         return Hierarchy(pinv, [c for c, _ in self._bodies], system.node_ranges, omega)
+
+    def idle(self):
+        """This Newton iteration's CG does without multigrid: the coarse levels will be stale when next wanted."""
+        self._bodies = None
 
     def record(self, iterations):
         """The CG iterations of the solve `update`'s hierarchy just preconditioned (the most of any body)."""
@@ -93,6 +99,21 @@ class Hierarchy:
             coarse = self.bodies[body]
             if coarse is not None:
                 coarse.prolong(coarse.solve(coarse.restrict(r[n0:n1])), z[n0:n1])
+
+    def coarse_work(self, body):
+        """(sparse, dense) multiply-adds of a body's coarse correction (the triangular solves are the dense ones) and its
+        number of levels."""
+        sparse = dense = levels = 0
+        lv = self.bodies[body]
+        while lv is not None:
+            sparse += 2 * lv.p[2].size
+            if lv.lower is not None:
+                dense += lv.lower.shape[0] ** 2
+            else:
+                sparse += (2 * COARSE_SWEEPS + 1) * lv.a[2].size
+            lv = lv.next
+            levels += 1
+        return sparse, dense, levels
 
 
 class _Level:
