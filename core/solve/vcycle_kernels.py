@@ -102,9 +102,10 @@ def block_gauss_seidel(row_ptr, col, data, diag, dinv, x, b, forward):
             x[i, a] = d[a, 0] * s0 + d[a, 1] * s1 + d[a, 2] * s2 + d[a, 3] * s3 + d[a, 4] * s4 + d[a, 5] * s5
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def cholesky_solve(lower, b, x):
-    """x = (L Lᵀ)⁻¹ b for the dense lower-triangular factor L (n, n); b, x flat (n,) (may be the same array)."""
+    """x = (L Lᵀ)⁻¹ b for the dense lower-triangular factor L (n, n); b, x flat (n,) (may be the same array).
+    fastmath lets the forward solve's dot products run in SIMD lanes."""
     n = lower.shape[0]
     for i in range(n):
         s = b[i]
