@@ -34,16 +34,15 @@ class AutoPreconditioner:
         self._since = 0
         self._interval = RECHECK
 
-    def plan(self, stiff):
-        """The preconditioners of the next solve, the last one's result kept: the first guess (multigrid for a
-        `stiff` system) for WARMUP solves, then both from the same start (the guess kept), then the winner alone; both
+    def plan(self):
+        """The preconditioners of the next solve: block-Jacobi for WARMUP solves (the cheap guess: multigrid's first
+        solve builds its hierarchy), then both from the same start (the winner's solve kept), then the winner alone; both
         again after an interval, or as soon as the winner's cost grows DRIFT times past the loser's last."""
-        first = "multigrid" if stiff else "jacobi"
         self._solves += 1
         if self._solves <= WARMUP:
-            return [first]
+            return ["jacobi"]
         if self.best is None:
-            return [_other(first), first]
+            return ["multigrid", "jacobi"]
         self._since += 1
         other = _other(self.best)
         if self._since >= self._interval or self.cost[self.best] > DRIFT * self.cost[other]:

@@ -7,9 +7,6 @@ from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
 from .pcg import jacobi_inverse, pcg
 
-# "auto" preconditioner: multigrid its first guess above this median stiffness-to-mass ratio of the diagonal blocks
-# (the default bunny cage, E = 1e5, Δt = 1/96, sits at 143; Rubber (E = 3.6e6) beams at 680-2000).
-AUTO_STIFFNESS = 300.0
 
 
 def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None,
@@ -73,8 +70,7 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
         system = linear_system(force_model, mass_coef, tet_scale)
-        its, res, stats["preconditioner"] = _solve(system, b, dx, free, settings, penalty, multigrid, state.x, md,
-                                                   mass_coef, dt)
+        its, res, stats["preconditioner"] = _solve(system, b, dx, free, settings, penalty, multigrid, state.x, dt)
         t3 = time.perf_counter()
         _conserve_momentum(md, exempt, dx, b, mass_coef)
         state.x += dx
@@ -92,19 +88,22 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     return stats
 
 
-def _solve(system, b, dx, free, settings, penalty, multigrid, x, md, mass_coef, dt):
-    """This Newton iteration's CG solve for dx (in place) with the preconditioner(s) `preconditioners` plans: all but
-    the last run on a copy of the warm start, to compare; returns (iterations, residuals, the last one's name)."""
-    names = preconditioners(settings, system, md, mass_coef, multigrid)
+def _solve(system, b, dx, free, settings, penalty, multigrid, x, dt):
+    """This Newton iteration's CG solve for dx (in place, from its warm start) with the preconditioner(s)
+    `preconditioners` plans; of two (a comparison), each solves from the same start and the winner's result is kept.
+    Returns (iterations, residuals, the kept solve's preconditioner)."""
+    names = preconditioners(settings, system, multigrid)
     measured = settings.preconditioner == "auto" and multigrid is not None and hasattr(system, "pattern")
+    results = {}
     for name in names:
         hierarchy = None
         if name == "multigrid":
             hierarchy = multigrid.update(system, x, free, penalty, jacobi_inverse(system, penalty), dt)
         elif multigrid is not None and len(names) == 1:
             multigrid.idle()
-        start = dx if name == names[-1] else dx.copy()
+        start = dx if len(names) == 1 else dx.copy()
         its, res = pcg(system, b, start, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
+        results[name] = start, its, res
         if hierarchy is not None:
             multigrid.record(max(its))
         if measured and max(its) > 0:
@@ -112,25 +111,22 @@ def _solve(system, b, dx, free, settings, penalty, multigrid, x, md, mass_coef, 
             # CG preconditions twice before its first iteration
             work = sum((i + 2) * w for i, w in zip(its, per_body) if i > 0) + (max(its) + 2) * pen
             multigrid.auto.record(name, work, max(res), len(names) > 1 and name == names[-1])
-    return its, res, names[-1]
+    kept = names[0] if len(names) == 1 else (multigrid.auto.best or names[-1])
+    start, its, res = results[kept]
+    if start is not dx:
+        dx[:] = start
+    return its, res, kept
 
 
-def preconditioners(settings, system, md, mass_coef, multigrid):
-    """The preconditioners of this Newton iteration's CG (assembled systems only can take multigrid): the last one's
-    solve is kept. Under "auto", multigrid.auto (core.solve.auto_preconditioner) plans them: it now and then solves
-    with both from the same start and keeps the one that reduced the residual for less work, multigrid the first
-    guess on a stiff system, whose median over free nodes of the diagonal blocks' stiffness-to-mass ratio
-    tr(A_nn) / (3 (1 + αΔt) m_n) exceeds AUTO_STIFFNESS (~E Δt² / (ρ h²))."""
+def preconditioners(settings, system, multigrid):
+    """The preconditioners of this Newton iteration's CG (assembled systems only can take multigrid). Under "auto",
+    multigrid.auto (core.solve.auto_preconditioner) plans them: it now and then solves
+    with both from the same start and keeps the one that reduced the residual for less work (and its solve)."""
     if settings.preconditioner == "jacobi" or multigrid is None or not hasattr(system, "pattern"):
         return ["jacobi"]
     if settings.preconditioner == "multigrid":
         return ["multigrid"]
-    free = ~md.pinned
-    if not free.any():
-        return ["jacobi"]
-    diag = system.data[system.pattern.diag[free]]
-    ratio = np.trace(diag, axis1=1, axis2=2) / (3.0 * mass_coef[free] * md.mass[free])
-    return multigrid.auto.plan(bool(np.median(ratio) > AUTO_STIFFNESS))
+    return multigrid.auto.plan()
 
 
 def _conserve_momentum(md, exempt, dx, b, mass_coef):

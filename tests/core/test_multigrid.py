@@ -104,9 +104,9 @@ def test_auto_keeps_multigrid_for_rubber_and_jacobi_for_the_default_material():
 
 
 def test_auto_on_default_cubes_stacked_on_a_floor_keeps_block_jacobi():
-    # Blender's default cube (0.2 m) at the add-on's defaults: the cage is fine enough for the stiffness-to-mass
-    # prior to try multigrid first, but two stacked cubes on a floor solve for less work by block-Jacobi (its V-cycle
-    # costs ~8 of its iterations here, measured 4.7 against 0.6 ms)
+    # Blender's default cube (0.2 m) at the add-on's defaults: the cage is fine enough for its stiffness-to-mass ratio
+    # to exceed 300 (which once picked multigrid), but two stacked cubes on a floor solve for less work by
+    # block-Jacobi (a V-cycle costs ~8 of its iterations here, measured 4.7 against 0.6 ms)
     from test_scenes_defaults import default_cube, world_on_floor
     world = world_on_floor()
     world.sleeping = False
@@ -116,7 +116,7 @@ def test_auto_on_default_cubes_stacked_on_a_floor_keeps_block_jacobi():
     for _ in range(24):
         world.step(DT)
         used.append(world.stats["preconditioner"])
-    assert used[0] == "multigrid" and set(used[-12:]) == {"jacobi"}, used
+    assert set(used[-12:]) == {"jacobi"}, used
     assert world._multigrid.auto.best == "jacobi" and len(world._multigrid.auto.cost) == 2
 
 
