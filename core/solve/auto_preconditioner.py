@@ -24,8 +24,8 @@ LEVEL_CALLS = 4
 
 
 class AutoPreconditioner:
-    """Per-World record of each preconditioner's last measured work per decade of residual reduction, and the one in
-    use: the winner of the last comparison."""
+    """An island's record of each preconditioner's last measured work per decade of residual reduction, and the one
+    in use: the winner of the last comparison."""
 
     def __init__(self):
         self.cost = {}
@@ -67,20 +67,22 @@ def _other(name):
     return "jacobi" if name == "multigrid" else "multigrid"
 
 
-def iteration_work(system, penalty, hierarchy):
-    """Multiply-adds of one CG iteration (with its preconditioning) on each body's rows (a list) and of the contact penalty's rows (which an
-    island's CG applies once per iteration, multigrid three times): the operator product, the preconditioner and
-    the vector updates. hierarchy: the multigrid's, or None for block-Jacobi."""
+def iteration_work(system, penalty, hierarchy, bodies, blocks):
+    """Multiply-adds of one CG iteration (with its preconditioning) on an island: the bodies' rows and the contact
+    penalty's stencil blocks `blocks` (indices, or None) coupling them. hierarchy: the multigrid's, or None for
+    block-Jacobi (multigrid applies the operator three times per iteration)."""
     pat = system.pattern
-    pen = 0.0 if penalty is None else PENALTY_WEIGHT * penalty.block_node.size
-    bodies = []
-    for body, (n0, n1) in enumerate(system.node_ranges):
+    work = 0.0
+    for body in bodies:
+        n0, n1 = system.node_ranges[body]
         apply = 9.0 * (pat.row_ptr[n1] - pat.row_ptr[n0])
         n = n1 - n0
         if hierarchy is None:
-            bodies.append(apply + (9.0 + VECTOR_WORK) * n + JACOBI_CALLS * CALL_WORK)
+            work += apply + (9.0 + VECTOR_WORK) * n + JACOBI_CALLS * CALL_WORK
         else:
             sparse, dense, levels = hierarchy.coarse_work(body)
-            bodies.append(3.0 * apply + (18.0 + VECTOR_WORK) * n + sparse + CHOLESKY_WEIGHT * dense
-                          + (V_CYCLE_CALLS + LEVEL_CALLS * levels) * CALL_WORK)
-    return bodies, pen if hierarchy is None else 3.0 * pen
+            work += (3.0 * apply + (18.0 + VECTOR_WORK) * n + sparse + CHOLESKY_WEIGHT * dense
+                     + (V_CYCLE_CALLS + LEVEL_CALLS * levels) * CALL_WORK)
+    if blocks is not None and len(blocks):
+        work += (1.0 if hierarchy is None else 3.0) * PENALTY_WEIGHT * len(blocks) * penalty.block_node.shape[1]
+    return work

@@ -5,7 +5,7 @@ import numpy as np
 
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
-from .pcg import jacobi_inverse, pcg
+from .pcg import islands, jacobi_inverse, pcg
 
 
 
@@ -89,44 +89,50 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
 
 
 def _solve(system, b, dx, free, settings, penalty, multigrid, x, dt):
-    """This Newton iteration's CG solve for dx (in place, from its warm start) with the preconditioner(s)
-    `preconditioners` plans; of two (a comparison), each solves from the same start and the winner's result is kept.
-    Returns (iterations, residuals, the kept solve's preconditioner)."""
-    names = preconditioners(settings, system, multigrid)
-    measured = settings.preconditioner == "auto" and multigrid is not None and hasattr(system, "pattern")
-    results = {}
-    for name in names:
-        hierarchy = None
-        if name == "multigrid":
-            hierarchy = multigrid.update(system, x, free, penalty, jacobi_inverse(system, penalty), dt)
-        elif multigrid is not None and len(names) == 1:
-            multigrid.idle()
-        start = dx if len(names) == 1 else dx.copy()
-        its, res = pcg(system, b, start, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
-        results[name] = start, its, res
-        if hierarchy is not None:
-            multigrid.record(max(its))
-        if measured and max(its) > 0:
-            per_body, pen = iteration_work(system, penalty, hierarchy)
-            # CG preconditions twice before its first iteration
-            work = sum((i + 2) * w for i, w in zip(its, per_body) if i > 0) + (max(its) + 2) * pen
-            multigrid.auto.record(name, work, max(res), len(names) > 1 and name == names[-1])
-    kept = names[0] if len(names) == 1 else (multigrid.auto.best or names[-1])
-    start, its, res = results[kept]
-    if start is not dx:
-        dx[:] = start
-    return its, res, kept
-
-
-def preconditioners(settings, system, multigrid):
-    """The preconditioners of this Newton iteration's CG (assembled systems only can take multigrid). Under "auto",
-    multigrid.auto (core.solve.auto_preconditioner) plans them: it now and then solves
-    with both from the same start and keeps the one that reduced the residual for less work (and its solve)."""
+    """This Newton iteration's CG solve for dx (in place, from its warm start) with the preconditioner settings ask
+    for. Under "auto" each island (a body, or bodies the contact penalty couples) has its own choice
+    (multigrid.choice, core.solve.auto_preconditioner), so a body's motion never depends on bodies it does not touch:
+    now and then the island is solved with both from the same start, the winner's solve kept. Returns (iterations,
+    residuals, "jacobi" | "multigrid" | "mixed": the preconditioners of the kept solves)."""
     if settings.preconditioner == "jacobi" or multigrid is None or not hasattr(system, "pattern"):
-        return ["jacobi"]
+        return (*pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty), "jacobi")
     if settings.preconditioner == "multigrid":
-        return ["multigrid"]
-    return multigrid.auto.plan()
+        hierarchy = multigrid.update(system, x, free, penalty, jacobi_inverse(system, penalty), dt)
+        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
+        multigrid.record(max(its))
+        return its, res, "multigrid"
+    its_all, res_all, kept_all = [0] * len(system.node_ranges), [0.0] * len(system.node_ranges), set()
+    pinv = jacobi_inverse(system, penalty)
+    for island in islands(system.node_ranges, penalty):
+        bodies, blocks = island
+        choice = multigrid.choice(bodies)
+        names = choice.plan()
+        results = {}
+        for name in names:
+            hierarchy = None
+            if name == "multigrid":
+                hierarchy = multigrid.update(system, x, free, penalty, pinv, dt)
+            start = dx if len(names) == 1 else dx.copy()
+            its, res = pcg(system, b, start, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy,
+                           only=[island], pinv=pinv)
+            its, res = max(its[i] for i in bodies), max(res[i] for i in bodies)
+            results[name] = start, its, res
+            if hierarchy is not None:
+                multigrid.record(its)
+            if its > 0:    # CG preconditions twice before its first iteration
+                choice.record(name, (its + 2) * iteration_work(system, penalty, hierarchy, bodies, blocks), res,
+                              len(names) > 1 and name == names[-1])
+        kept = names[0] if len(names) == 1 else (choice.best or names[-1])
+        start, its, res = results[kept]
+        for body in bodies:
+            n0, n1 = system.node_ranges[body]
+            if start is not dx:
+                dx[n0:n1] = start[n0:n1]
+            its_all[body], res_all[body] = its, res
+        kept_all.add(kept)
+    if "multigrid" not in kept_all:
+        multigrid.idle()
+    return its_all, res_all, kept_all.pop() if len(kept_all) == 1 else "mixed"
 
 
 def _conserve_momentum(md, exempt, dx, b, mass_coef):

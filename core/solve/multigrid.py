@@ -37,7 +37,7 @@ class Multigrid:
         self._age = 0
         self._fresh_iterations = None
         self._last_iterations = 0
-        self.auto = AutoPreconditioner()
+        self._choices = {}
 
     def update(self, system, positions, free, penalty, pinv, key):
         """The Hierarchy for `system` (a BlockSparseSystem) with pins `free` (1 free, 0 pinned), the contact
@@ -60,8 +60,11 @@ class Multigrid:
             self._bodies = self._build(system, positions, free, penalty, pinv)
             self._key, self._age, self._fresh_iterations = key, 0, None
         self._age += 1
-        omega = min(o for _, o in self._bodies)   # fine smoothing damping of an island: its stiffest body's
-        return Hierarchy(pinv, [c for c, _ in self._bodies], system.node_ranges, omega)
+        return Hierarchy(pinv, [c for c, _ in self._bodies], system.node_ranges, [o for _, o in self._bodies])
+
+    def choice(self, bodies):
+        """The "auto" preconditioner record (an AutoPreconditioner) of the island of these bodies."""
+        return self._choices.setdefault(tuple(bodies), AutoPreconditioner())
 
     def idle(self):
         """This Newton iteration's CG does without multigrid: the coarse levels will be stale when next wanted."""
@@ -91,8 +94,12 @@ class Multigrid:
 class Hierarchy:
     """One Newton iteration's multigrid: the fine smoother's blocks and damping, and each body's coarse levels."""
 
-    def __init__(self, pinv, bodies, node_ranges, omega):
-        self.pinv, self.bodies, self.node_ranges, self.omega = pinv, bodies, node_ranges, omega
+    def __init__(self, pinv, bodies, node_ranges, omegas):
+        self.pinv, self.bodies, self.node_ranges, self._omegas = pinv, bodies, node_ranges, omegas
+
+    def omega(self, bodies):
+        """The fine smoothing damping of an island of these bodies: its stiffest body's."""
+        return min(self._omegas[body] for body in bodies)
 
     def coarse_correction(self, r, z, bodies):
         """z += P A_c⁻¹ Pᵀ r (the coarse V-cycle) on the given bodies' rows."""

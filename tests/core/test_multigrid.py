@@ -66,13 +66,13 @@ def test_v_cycle_is_a_symmetric_positive_definite_operator():
 def _apply_v_cycle(system, hierarchy, free, v, out):
     """The V-cycle of pcg's island loop for one body: smooth, residual, coarse correction, residual, smooth."""
     t = np.zeros_like(v)
-    pcg_module._smooth(hierarchy.pinv, v, free, out, hierarchy.omega)
+    pcg_module._smooth(hierarchy.pinv, v, free, out, hierarchy.omega([0]))
     system.apply(out, t, free, 0)
     t = v - t
     hierarchy.coarse_correction(t, out, [0])
     t2 = np.zeros_like(v)
     system.apply(out, t2, free, 0)
-    pcg_module._smooth(hierarchy.pinv, v - t2, free, out, hierarchy.omega)
+    pcg_module._smooth(hierarchy.pinv, v - t2, free, out, hierarchy.omega([0]))
 
 
 def test_rubber_beam_reaches_its_tolerance_and_follows_the_converged_path():
@@ -99,8 +99,8 @@ def test_auto_keeps_multigrid_for_rubber_and_jacobi_for_the_default_material():
             world.step(DT)
             used.append(world.stats["preconditioner"])
         assert set(used[2:]) == {expected}, used
-        assert len(world._multigrid.auto.cost) == 2          # both were measured
-        assert world._multigrid.auto.best == expected
+        assert len(world._multigrid.choice([0]).cost) == 2          # both were measured
+        assert world._multigrid.choice([0]).best == expected
 
 
 def test_auto_on_default_cubes_stacked_on_a_floor_keeps_block_jacobi():
@@ -117,7 +117,8 @@ def test_auto_on_default_cubes_stacked_on_a_floor_keeps_block_jacobi():
         world.step(DT)
         used.append(world.stats["preconditioner"])
     assert set(used[-12:]) == {"jacobi"}, used
-    assert world._multigrid.auto.best == "jacobi" and len(world._multigrid.auto.cost) == 2
+    pile = world._multigrid.choice([0, 1])     # the island of the two touching cubes
+    assert pile.best == "jacobi" and len(pile.cost) == 2
 
 
 def test_multigrid_keeps_contact_penalty_and_pins():
