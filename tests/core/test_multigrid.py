@@ -103,24 +103,6 @@ def test_auto_keeps_multigrid_for_rubber_and_jacobi_for_the_default_material():
         assert world._multigrid.choice([0]).best == expected
 
 
-def test_auto_on_default_cubes_stacked_on_a_floor_keeps_block_jacobi():
-    # Blender's default cube (0.2 m) at the add-on's defaults: the cage is fine enough for its stiffness-to-mass ratio
-    # to exceed 300 (which once picked multigrid), but two stacked cubes on a floor solve for less work by
-    # block-Jacobi (a V-cycle costs ~8 of its iterations here, measured 4.7 against 0.6 ms)
-    from test_scenes_defaults import default_cube, world_on_floor
-    world = world_on_floor()
-    world.sleeping = False
-    for k in range(2):
-        default_cube(world, 0.2, 0.0005 + k * 0.204)
-    used = []
-    for _ in range(24):
-        world.step(DT)
-        used.append(world.stats["preconditioner"])
-    assert set(used[-12:]) == {"jacobi"}, used
-    pile = world._multigrid.choice([0, 1])     # the island of the two touching cubes
-    assert pile.best == "jacobi" and len(pile.cost) == 2
-
-
 def test_multigrid_keeps_contact_penalty_and_pins():
     # a stiff block pressed on a floor: the multigrid-preconditioned solve of the penalised system reaches the
     # same motion as a tightly converged block-Jacobi one
