@@ -1,36 +1,43 @@
-"""Sleeping: a body that has come to rest is frozen (no drift, and no cost when the whole world sleeps) until
-something moves near it."""
+"""Sleeping: an island of touching bodies that has come to rest is frozen (no drift, and no cost when the whole
+world sleeps) until something moves near it. Islands sleep and wake as one, as in rigid-body engines: a body
+resting on another never sleeps alone, so neither sees the other turn into an immovable obstacle."""
 import numpy as np
 
-SLEEP_SPEED = 0.005   # m/s: a body whose fastest node stays below this ...
+SLEEP_SPEED = 0.005   # m/s: an island whose fastest node stays below this ...
 SLEEP_TIME = 0.5      # s: ... for this long falls asleep
-WAKE_MARGIN = 0.01    # m: a moving body or collider this close to a sleeping body's box wakes it
+WAKE_MARGIN = 0.01    # m: a moving body or collider this close to a sleeping body's box wakes its island
 
 
 class Sleep:
-    """Per body: asleep or not, how long it has been quiet, and where it was frozen (to notice writes)."""
+    """Per body: asleep or not, how long it has been quiet, its island when it fell asleep, and where it was
+    frozen (to notice writes)."""
 
     def __init__(self):
         self.asleep = np.zeros(0, np.bool_)
         self.quiet = np.zeros(0)
+        self.island = np.zeros(0, np.int64)   # the lowest body index of the island it fell asleep with
         self.frozen = {}          # body index -> its node positions when it fell asleep
 
     def add_body(self):
         self.asleep = np.append(self.asleep, False)
         self.quiet = np.append(self.quiet, 0.0)
+        self.island = np.append(self.island, len(self.island))
 
     def wake(self, bodies=None):
-        """Wake the given body indices (all when None)."""
+        """Wake the given body indices (all when None) with the islands they sleep in."""
         idx = np.arange(len(self.asleep)) if bodies is None else np.asarray(bodies, np.int64).reshape(-1)
-        for i in idx:
+        mates = np.isin(self.island, self.island[idx]) & self.asleep
+        mates[idx] = True
+        for i in np.flatnonzero(mates):
             self.asleep[i] = False
             self.quiet[i] = 0.0
             self.frozen.pop(int(i), None)
 
     def wake_disturbed(self, x, v, node_ranges, moved_nodes, moving_boxes):
-        """Wake the sleeping bodies whose nodes were written since they fell asleep (x or v changed), that have
-        a node in `moved_nodes` (pin targets that move), or whose box comes within WAKE_MARGIN of one of
-        `moving_boxes` ((k,2,3) lo/hi: moving bodies' and colliders' swept boxes)."""
+        """Wake the sleeping islands with a body whose nodes were written since it fell asleep (x or v changed),
+        that has a node in `moved_nodes` (pin targets that move), or whose box comes within WAKE_MARGIN of one
+        of `moving_boxes` ((k,2,3) lo/hi: moving bodies' and colliders' swept boxes)."""
+        disturbed = []
         for i in np.flatnonzero(self.asleep):
             a, b = node_ranges[i]
             xs = x[a:b]
@@ -39,18 +46,32 @@ class Sleep:
                                                        axis=1))
             if near or np.any(moved_nodes[a:b]) or np.any(v[a:b] != 0.0) \
                     or not np.array_equal(xs, self.frozen[int(i)]):
-                self.wake([i])
+                disturbed.append(i)
+        if disturbed:
+            self.wake(disturbed)
 
-    def after_step(self, x, v, node_ranges, dt):
-        """Count quiet time from the step's velocities; bodies quiet long enough fall asleep (v = 0)."""
+    def after_step(self, x, v, node_ranges, dt, touching):
+        """Count quiet time from the step's velocities; an island (bodies linked by the (k,2) body-index pairs
+        `touching`) whose bodies have all been quiet long enough falls asleep (v = 0); an island with awake and
+        sleeping bodies wakes them all."""
         for i in np.flatnonzero(~self.asleep):
             a, b = node_ranges[i]
             speed = np.sqrt(np.max(np.einsum("nd,nd->n", v[a:b], v[a:b]))) if b > a else 0.0
             self.quiet[i] = self.quiet[i] + dt if speed < SLEEP_SPEED else 0.0
-            if self.quiet[i] >= SLEEP_TIME:
-                self.asleep[i] = True
-                v[a:b] = 0.0
-                self.frozen[int(i)] = x[a:b].copy()
+        island = islands(len(self.asleep), touching)
+        for label in np.unique(island[~self.asleep]):
+            members = np.flatnonzero(island == label)
+            if self.asleep[members].any():
+                # an awake body touching a sleeping one wakes it: held, the sleeper would be an immovable
+                # obstacle to the body (its contacts, predicted for a free fall, miss a body held above it)
+                self.wake(members[self.asleep[members]])
+            elif np.all(self.quiet[members] >= SLEEP_TIME):
+                for i in members:
+                    a, b = node_ranges[i]
+                    v[a:b] = 0.0
+                    self.frozen[int(i)] = x[a:b].copy()
+                self.asleep[members] = True
+                self.island[members] = label
 
     def held_nodes(self, node_ranges, num_nodes):
         """Bool mask of the sleeping bodies' nodes."""
@@ -59,3 +80,18 @@ class Sleep:
             a, b = node_ranges[i]
             held[a:b] = True
         return held
+
+
+def islands(num_bodies, pairs):
+    """Each body's island label (the lowest body index in it): the connected components of `pairs`."""
+    label = np.arange(num_bodies)
+    pairs = np.unique(np.sort(np.asarray(pairs, np.int64).reshape(-1, 2), axis=1), axis=0)
+    changed = len(pairs) > 0
+    while changed:                      # label propagation: a few sweeps for the handful of bodies in a pile
+        low = np.minimum(label[pairs[:, 0]], label[pairs[:, 1]])
+        new = label.copy()
+        np.minimum.at(new, pairs[:, 0], low)
+        np.minimum.at(new, pairs[:, 1], low)
+        changed = not np.array_equal(new, label)
+        label = new
+    return label

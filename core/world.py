@@ -30,9 +30,9 @@ class World:
     body = world.add_body(mesh, material, pinned=None, stiffness_scale=None)
     world.step(dt); world.solve_static(); world.stats
 
-    world.sleeping (default True): a body whose nodes all stay slower than core.sleep.SLEEP_SPEED for
-    SLEEP_TIME falls asleep: it is held still until a moving body or collider comes near it, its pins move,
-    or its x / v are written (world.wake() wakes every body). When every body sleeps, a step costs nothing.
+    world.sleeping (default True): an island of touching bodies whose nodes all stay slower than
+    core.sleep.SLEEP_SPEED for SLEEP_TIME falls asleep: it is held still until a moving body or collider comes
+    near one of its bodies, their pins move, or their x / v are written (world.wake() wakes every body). When every body sleeps, a step costs nothing.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), settings=None):
@@ -201,7 +201,9 @@ class World:
             self._keep_tets_upright(solved, self._state.x)
         self._contact.finish_step()
         if self.sleeping:
-            self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt)
+            c = self._contact.contacts
+            touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
+            self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt, touching)
             stats["asleep"] = int(self._sleep.asleep.sum())
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)

@@ -86,7 +86,7 @@ def _friction_rows(node, coef, normal, kappa, point, collider, other, move, mu, 
     k = 0
     for c in range(nc):
         p = point[c]
-        if slot[p] < 0 and mode[p] != NONE:
+        if slot[p] < 0 and mode[p] != NONE and mu[c] > 0.0:   # no friction rows where there is no friction
             slot[p] = c
             first[k] = c
             k += 1

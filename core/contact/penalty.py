@@ -199,16 +199,22 @@ class ContactPenalty:
     r0 is measured from the step's start positions x_n: at a Newton
     iterate x_k the rows' values are r0 + n·J (x_k − x_n)."""
 
-    def __init__(self, node, coef, normal, r0, kappa, point, collider, other, tangent, const, num_nodes):
+    def __init__(self, node, coef, normal, r0, kappa, point, collider, other, tangent, const, num_nodes,
+                 release_gap=0.0):
         self.node, self.coef, self.normal = node, coef, normal
         self.r0, self.kappa, self.point = r0, kappa, point
         self.collider, self.other, self.tangent, self.const = collider, other, tangent, const
         self.num_nodes = num_nodes
+        self.release_gap = release_gap   # m: a normal row ending separated by more than this pulled (update_active_set)
+        self._build_blocks()
+
+    def _build_blocks(self):
         # the matrix part, Σ κ Jᵀn nᵀJ, summed per stencil: a point's normal and friction rows (and its rows
         # against several triangles of a collider) share one, so each block costs one product, not one per row
-        rep, self.block_k = _blocks(np.argsort(point, kind="stable"), point, node, coef, normal, kappa)
-        self.block_node = np.ascontiguousarray(node[rep])
-        self.block_coef = np.ascontiguousarray(coef[rep])
+        rep, self.block_k = _blocks(np.argsort(self.point, kind="stable"), self.point, self.node, self.coef,
+                                    self.normal, self.kappa)
+        self.block_node = np.ascontiguousarray(self.node[rep])
+        self.block_coef = np.ascontiguousarray(self.coef[rep])
 
     def __len__(self):
         return len(self.r0)
@@ -232,6 +238,23 @@ class ContactPenalty:
     def precondition(self, pinv):
         """Fold the rows' diagonal blocks into the block-Jacobi inverse pinv (N,3,3), in place."""
         _fold_diagonal(self.block_node, self.block_coef, self.block_k, pinv)
+
+    def update_active_set(self, displacement):
+        """One-sided contact at the solution d = x − x_n of a solve with these rows: drop (κ = 0) the normal rows
+        that end separated by more than release_gap (in the solve they pulled their point onto the surface) and
+        the friction rows of the points left with no normal row. Returns whether any row changed (solve again)."""
+        r = self.residuals(displacement)
+        normal = ~self.tangent
+        pulling = normal & (self.kappa > 0.0) & (r > self.release_gap)
+        self.kappa[pulling] = 0.0
+        pressed = np.unique(self.point[normal & (self.kappa > 0.0)])
+        loose = self.tangent & ~np.isin(self.point, pressed) & ((self.kappa > 0.0) | (self.const != 0.0))
+        self.kappa[loose] = 0.0
+        self.const[loose] = 0.0
+        if not (pulling.any() or loose.any()):
+            return False
+        self._build_blocks()
+        return True
 
     def impulses(self, displacement, dt):
         """Impulse of each row along its direction (N·s) applied over the step ending at d: ≥ 0 for a normal row

@@ -414,7 +414,8 @@ class ContactStage:
             x0, v, share[keep], dt, node[keep], coef[keep], normal[keep], r0[keep], kappa[keep], point[keep],
             collider[keep], other[keep], move[keep], mu)
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
-                              r0, kappa, point, collider, other, tangent, const, len(x0))
+                              r0, kappa, point, collider, other, tangent, const, len(x0),
+                              release_gap=self.settings.margin + self.settings.slop)
 
     def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, penalty=None, penalty_impulse=None):
         """Correct the node velocities v (N,3, in place) so that no render point ends the step

@@ -7,6 +7,8 @@ from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
 from .pcg import islands, jacobi_inverse, pcg
 
+RELEASE_SOLVES = 1   # re-solves per Newton iteration without the contact rows that pulled; up to 3 changed a
+                     # landing ball's squash by 2 % for 2.4 times as many re-solves
 
 
 def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None,
@@ -61,8 +63,6 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
                 b -= force_model.product(v_k, np.empty_like(v_k), md.damping_stiffness)
         b *= dt * dt
         b += dt * mass * (v_n - v_k)
-        if penalty is not None:
-            penalty.add_rhs(b, state.x - x_n)
         if k == 0:
             dx[:] = dt * v_n
         else:
@@ -70,9 +70,23 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
         system = linear_system(force_model, mass_coef, tet_scale)
-        its, res, stats["preconditioner"] = _solve(system, b, dx, free, settings, penalty, multigrid, state.x, dt)
+        # The penalty rows are one-sided (½ κ min(r, 0)²): a row that ends separated pulled its point onto the
+        # surface (a predicted contact the body's own response would have avoided). Solve again without such rows
+        # (ContactPenalty.update_active_set), warm-started, until none pulls (an active-set Newton): pulling rows
+        # around the patch of a ball landing at 2 m/s dragged its flank to the floor (it flattened to 4 % of its
+        # volume).
+        for attempt in range(RELEASE_SOLVES + 1):
+            rhs = b.copy()
+            if penalty is not None:
+                penalty.add_rhs(rhs, state.x - x_n)
+            its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, penalty, multigrid, state.x,
+                                                       dt)
+            body_its += its
+            if penalty is None or attempt == RELEASE_SOLVES or not penalty.update_active_set(state.x + dx - x_n):
+                break
+            stats["active_set_solves"] = stats.get("active_set_solves", 0) + 1
         t3 = time.perf_counter()
-        _conserve_momentum(md, exempt, dx, b, mass_coef)
+        _conserve_momentum(md, exempt, dx, rhs, mass_coef)
         state.x += dx
         np.subtract(state.x, x_n, out=state.v)
         state.v /= dt
@@ -82,7 +96,6 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         sec["forces"] += t2 - t1
         sec["cg"] += t3 - t2
         stats["newton_iterations"] += 1
-        body_its += its
         stats["cg_residual"] = max(res)
     stats["cg_iterations"], stats["cg_iterations_sum"] = int(body_its.max()), int(body_its.sum())
     return stats
