@@ -17,7 +17,9 @@ DRIFT = 1.5              # ... or once the one in use costs this many times the 
 MULTIGRID_MARGIN = 1.25  # multigrid wins a comparison by this factor: on two stacked default cubes its V-cycle took
                          # 1.67x block-Jacobi's time per decade while its count here said 1.39x (measured)
 CHOLESKY_WEIGHT = 2.0    # a dense triangular solve's multiply-add, in sparse product multiply-adds
-PENALTY_WEIGHT = 40.0    # multiply-adds per (stencil block, node) of the contact penalty's product (serial, scattered)
+PENALTY_WEIGHT = 10.0    # multiply-adds per (stencil block, node) of the contact penalty's product: on two stacked default
+                         # cubes (2,982 blocks of 16 nodes) it took 0.47-0.82x the time of the bodies' fine product (0.58M
+                         # multiply-adds), measured; 40 had it cost 3.3x, so their CG iterations counted 1.5x too dear
 VECTOR_WORK = 30.0       # per node and CG iteration: the CG's vector updates and dot products
 CALL_WORK = 17000.0      # a kernel call's fixed cost (Python, numba dispatch, allocation: ~8 us), in multiply-adds
 JACOBI_CALLS = 2         # kernel calls per CG iteration with block-Jacobi ...
