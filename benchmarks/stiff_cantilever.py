@@ -53,7 +53,7 @@ def main():
     swing = np.ptp(ref)
     print(f"reference (jacobi, cap 1000, tol 1e-8): {np.median(ref_its):.0f} iterations per step (max "
           f"{ref_its.max()}), {ref_s * 1e3:.1f} ms/step, swing {swing * 1e3:.1f} mm")
-    for pre in ("jacobi", "multigrid"):
+    for pre in ("jacobi", "multigrid", "auto"):
         path, its, s = tip_path(cells, args.E, args.seconds, cg_iterations=args.cap, cg_tolerance=1e-3,
                                 preconditioner=pre)
         off = np.abs(path - ref).max() / swing

@@ -21,8 +21,9 @@ class SolverSettings:
         or its Newton update is below this × the size of the bodies.
     static_iterations: cap on solve_static Newton iterations.
     preconditioner: of the CG: "multigrid" (smoothed-aggregation AMG V-cycle; its iteration count barely
-        grows with stiffness or mesh size), "jacobi" (3×3 block-Jacobi) or "auto" (default: multigrid where
-        the system is stiff enough for it to pay, see core.solve.backward_euler.use_multigrid).
+        grows with stiffness or mesh size), "jacobi" (3×3 block-Jacobi) or "auto" (default: whichever of the two
+        reduces the residual for less work, compared on the same solve now and then, see
+        core.solve.auto_preconditioner).
     """
 
     def __init__(self, newton_iterations=1, cg_iterations=40, cg_tolerance=1e-3,

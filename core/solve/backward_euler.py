@@ -4,13 +4,9 @@ import time
 import numpy as np
 
 from .linear_system import linear_system
-from .pcg import jacobi_inverse, pcg
+from .auto_preconditioner import iteration_work
+from .pcg import islands, jacobi_inverse, pcg
 
-# "auto" preconditioner: multigrid above this median stiffness-to-mass ratio of the diagonal blocks. Measured
-# (see README): the default bunny cage (E = 1e5, Δt = 1/96) sits at 143 and block-Jacobi solves it in ~34
-# iterations, faster than multigrid's 9 V-cycles; Rubber (E = 3.6e6) beams sit at 680-2000, where block-Jacobi
-# stops at its cap.
-AUTO_STIFFNESS = 300.0
 RELEASE_SOLVES = 1   # re-solves per Newton iteration without the contact rows that pulled; up to 3 changed a
                      # landing ball's squash by 2 % for 2.4 times as many re-solves
 
@@ -74,7 +70,6 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
         system = linear_system(force_model, mass_coef, tet_scale)
-        use_mg = multigrid is not None and use_multigrid(settings, system, md, mass_coef)
         # The penalty rows are one-sided (½ κ min(r, 0)²): a row that ends separated pulled its point onto the
         # surface (a predicted contact the body's own response would have avoided). Solve again without such rows
         # (ContactPenalty.update_active_set), warm-started, until none pulls (an active-set Newton): pulling rows
@@ -84,17 +79,12 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
             rhs = b.copy()
             if penalty is not None:
                 penalty.add_rhs(rhs, state.x - x_n)
-            hierarchy = None
-            if use_mg:
-                hierarchy = multigrid.update(system, state.x, free, penalty, jacobi_inverse(system, penalty), dt)
-            its, res = pcg(system, rhs, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
+            its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, penalty, multigrid, state.x,
+                                                       dt)
             body_its += its
             if penalty is None or attempt == RELEASE_SOLVES or not penalty.update_active_set(state.x + dx - x_n):
                 break
             stats["active_set_solves"] = stats.get("active_set_solves", 0) + 1
-        stats["preconditioner"] = "jacobi" if hierarchy is None else "multigrid"
-        if hierarchy is not None:
-            multigrid.record(max(its))
         t3 = time.perf_counter()
         _conserve_momentum(md, exempt, dx, rhs, mass_coef)
         state.x += dx
@@ -111,22 +101,51 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     return stats
 
 
-def use_multigrid(settings, system, md, mass_coef):
-    """Whether this Newton iteration's CG is preconditioned by multigrid (assembled systems only). "auto" picks it
-    for a stiff system, where block-Jacobi needs many iterations: the median over free nodes of the diagonal
-    blocks' stiffness-to-mass ratio tr(A_nn) / (3 (1 + αΔt) m_n) above AUTO_STIFFNESS (that is,
-    ~E Δt² / (ρ h²) above it). (Block-Jacobi stopping at its cap is no sign: it does so for a body in free fall,
-    whose rigid motion the momentum balance then puts right.)"""
-    if settings.preconditioner == "jacobi" or not hasattr(system, "pattern"):
-        return False
+def _solve(system, b, dx, free, settings, penalty, multigrid, x, dt):
+    """This Newton iteration's CG solve for dx (in place, from its warm start) with the preconditioner settings ask
+    for. Under "auto" each island (a body, or bodies the contact penalty couples) has its own choice
+    (multigrid.choice, core.solve.auto_preconditioner), so a body's motion never depends on bodies it does not touch:
+    now and then the island is solved with both from the same start, the winner's solve kept. Returns (iterations,
+    residuals, "jacobi" | "multigrid" | "mixed": the preconditioners of the kept solves)."""
+    if settings.preconditioner == "jacobi" or multigrid is None or not hasattr(system, "pattern"):
+        return (*pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty), "jacobi")
     if settings.preconditioner == "multigrid":
-        return True
-    free = ~md.pinned
-    if not free.any():
-        return False
-    diag = system.data[system.pattern.diag[free]]
-    ratio = np.trace(diag, axis1=1, axis2=2) / (3.0 * mass_coef[free] * md.mass[free])
-    return bool(np.median(ratio) > AUTO_STIFFNESS)
+        hierarchy = multigrid.update(system, x, free, penalty, jacobi_inverse(system, penalty), dt)
+        its, res = pcg(system, b, dx, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy)
+        multigrid.record(max(its))
+        return its, res, "multigrid"
+    its_all, res_all, kept_all = [0] * len(system.node_ranges), [0.0] * len(system.node_ranges), set()
+    pinv = jacobi_inverse(system, penalty)
+    for island in islands(system.node_ranges, penalty):
+        bodies, blocks = island
+        choice = multigrid.choice(bodies)
+        names = choice.plan()
+        results = {}
+        for name in names:
+            hierarchy = None
+            if name == "multigrid":
+                hierarchy = multigrid.update(system, x, free, penalty, pinv, dt)
+            start = dx if len(names) == 1 else dx.copy()
+            its, res = pcg(system, b, start, free, settings.cg_iterations, settings.cg_tolerance, penalty, hierarchy,
+                           only=[island], pinv=pinv)
+            its, res = max(its[i] for i in bodies), max(res[i] for i in bodies)
+            results[name] = start, its, res
+            if hierarchy is not None:
+                multigrid.record(its)
+            if its > 0:    # CG preconditions twice before its first iteration
+                choice.record(name, (its + 2) * iteration_work(system, penalty, hierarchy, bodies, blocks), res,
+                              len(names) > 1 and name == names[-1])
+        kept = names[0] if len(names) == 1 else (choice.best or names[-1])
+        start, its, res = results[kept]
+        for body in bodies:
+            n0, n1 = system.node_ranges[body]
+            if start is not dx:
+                dx[n0:n1] = start[n0:n1]
+            its_all[body], res_all[body] = its, res
+        kept_all.add(kept)
+    if "multigrid" not in kept_all:
+        multigrid.idle()
+    return its_all, res_all, kept_all.pop() if len(kept_all) == 1 else "mixed"
 
 
 def _conserve_momentum(md, exempt, dx, b, mass_coef):

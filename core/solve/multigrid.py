@@ -1,18 +1,23 @@
 """Smoothed-aggregation algebraic multigrid for the implicit solve's CG: a V-cycle per body, rigid-mode coarse spaces.
 
 The fine level is the CG's own operator (assembled blocks, contact penalty blocks, pins filtered out), smoothed
-by damped block-Jacobi (the penalty folded into the diagonal), the coarser ones by Gauss–Seidel; each body's coarse levels are Galerkin products
-P̃ᵀ A P̃ with P̃ = (I − ω D⁻¹A) T, T the aggregates' orthonormalised rigid modes (3 translations, 3 rotations
-about the node positions), down to a small dense direct solve. The V-cycle (same smoothing before and after) is
+by damped block-Jacobi (the penalty folded into the diagonal), the coarser ones by 6×6 block Gauss–Seidel; each
+body's coarse levels are Galerkin products P̃ᵀ A P̃ with P̃ = (I − ω D⁻¹A) T, T the aggregates' orthonormalised rigid
+modes (3 translations, 3 rotations about the node positions), down to a small dense Cholesky solve. Built and run
+by numba kernels over block-CSR arrays (galerkin, vcycle_kernels). The V-cycle (same smoothing before and after) is
 symmetric positive definite, so it preconditions CG. Aggregates are rebuilt when the block pattern changes;
 the operators' values every Newton iteration."""
 import numpy as np
-import scipy.sparse as sp
 
-from .aggregation import aggregate, gauss_seidel, rigid_modes, tentative
+from ..fem.block_sparse import product as fine_product
+from . import galerkin
+from .auto_preconditioner import AutoPreconditioner
+from .aggregation import aggregate, rigid_modes, tentative
+from .vcycle_kernels import block_gauss_seidel, bsr_accumulate, cholesky_solve
 
 SMOOTHER_DAMPING = 4.0 / 3.0   # ω ρ(D⁻¹A), for the smoother and the prolongator smoothing
-COARSEST = 1200                # unknowns solved directly (dense inverse)
+COARSEST = 1200                # unknowns solved directly (dense Cholesky factor, single precision: its
+                               # triangular solves are memory-bound, 0.76 against 1.4 ms at 1,050 unknowns, measured)
 POWER_ITERATIONS = 10          # to estimate ρ(D⁻¹A)
 COARSE_SWEEPS = 2              # Gauss–Seidel sweeps (forward before, backward after) below the fine level
 REFRESH = 200                  # Newton iterations a hierarchy's coarse operators are kept at most
@@ -32,6 +37,7 @@ class Multigrid:
         self._age = 0
         self._fresh_iterations = None
         self._last_iterations = 0
+        self._choices = {}
 
     def update(self, system, positions, free, penalty, pinv, key):
         """The Hierarchy for `system` (a BlockSparseSystem) with pins `free` (1 free, 0 pinned), the contact
@@ -54,7 +60,15 @@ class Multigrid:
             self._bodies = self._build(system, positions, free, penalty, pinv)
             self._key, self._age, self._fresh_iterations = key, 0, None
         self._age += 1
-        return Hierarchy(pinv, self._bodies, system.node_ranges)
+        return Hierarchy(pinv, [c for c, _ in self._bodies], system.node_ranges, [o for _, o in self._bodies])
+
+    def choice(self, bodies):
+        """The "auto" preconditioner record (an AutoPreconditioner) of the island of these bodies."""
+        return self._choices.setdefault(tuple(bodies), AutoPreconditioner())
+
+    def idle(self):
+        """This Newton iteration's CG does without multigrid: the coarse levels will be stale when next wanted."""
+        self._bodies = None
 
     def record(self, iterations):
         """The CG iterations of the solve `update`'s hierarchy just preconditioned (the most of any body)."""
@@ -64,52 +78,86 @@ class Multigrid:
 
     def _build(self, system, positions, free, penalty, pinv):
         bodies = []
+        pat = system.pattern
+        if penalty is None or not len(penalty.block_node):
+            node, coef, kb = np.full((0, 1), -1, np.int64), np.zeros((0, 1)), np.zeros((0, 3, 3))
+        else:
+            node, coef, kb = penalty.block_node, penalty.block_coef, penalty.block_k
         for body, (n0, n1) in enumerate(system.node_ranges):
-            a = _body_matrix(system, penalty, free, n0, n1)
+            *a, diag = galerkin.body_matrix(pat.row_ptr, pat.col, system.data, free, n0, n1, node, coef, kb)
             aggs = self._aggregates[body]
-            dinv = _block_diagonal(pinv[n0:n1] * free[n0:n1, None, None])
             modes = rigid_modes(positions[n0:n1], *aggs[0]) if aggs else None
-            bodies.append(_coarse_levels(a, dinv, modes, aggs))
+            bodies.append(_coarse_levels(tuple(a), pinv[n0:n1] * free[n0:n1, None, None], modes, aggs))
         return bodies
 
 
 class Hierarchy:
     """One Newton iteration's multigrid: the fine smoother's blocks and damping, and each body's coarse levels."""
 
-    def __init__(self, pinv, bodies, node_ranges):
-        self.pinv, self.bodies, self.node_ranges = pinv, bodies, node_ranges
-        self.omega = min(b.omega for b in bodies)   # fine smoothing damping of an island: its stiffest body's
+    def __init__(self, pinv, bodies, node_ranges, omegas):
+        self.pinv, self.bodies, self.node_ranges, self._omegas = pinv, bodies, node_ranges, omegas
+
+    def omega(self, bodies):
+        """The fine smoothing damping of an island of these bodies: its stiffest body's."""
+        return min(self._omegas[body] for body in bodies)
 
     def coarse_correction(self, r, z, bodies):
         """z += P A_c⁻¹ Pᵀ r (the coarse V-cycle) on the given bodies' rows."""
         for body in bodies:
             n0, n1 = self.node_ranges[body]
-            lv = self.bodies[body]
-            if lv.p is None:
-                continue
-            z[n0:n1] += (lv.p @ lv.solve(lv.pt @ r[n0:n1].ravel())).reshape(-1, 3)
+            coarse = self.bodies[body]
+            if coarse is not None:
+                coarse.prolong(coarse.solve(coarse.restrict(r[n0:n1])), z[n0:n1])
+
+    def coarse_work(self, body):
+        """(sparse, dense) multiply-adds of a body's coarse correction (the triangular solves are the dense ones) and its
+        number of levels."""
+        sparse = dense = levels = 0
+        lv = self.bodies[body]
+        while lv is not None:
+            sparse += 2 * lv.p[2].size
+            if lv.lower is not None:
+                dense += lv.lower.shape[0] ** 2
+            else:
+                sparse += (2 * COARSE_SWEEPS + 1) * lv.a[2].size
+            lv = lv.next
+            levels += 1
+        return sparse, dense, levels
 
 
 class _Level:
-    """A (CSR), block-Jacobi inverse dinv (block-diagonal CSR), damping omega, prolongator p (None at the
-    coarsest), and the next level (or the coarsest's dense inverse)."""
+    """A coarse level: the transfer from the level above (prolongator P and Pᵀ, block-CSR), its matrix A = Pᵀ A P
+    (block-CSR, k×k blocks) with inverse diagonal blocks for Gauss–Seidel, and the next level; or, at the coarsest,
+    the dense Cholesky factor of A."""
 
-    def __init__(self, a, dinv, omega):
-        self.a, self.dinv, self.omega = a, dinv, omega
-        self.p = self.pt = self.next = self.inverse = None
+    def __init__(self, p, pt, k):
+        self.p, self.pt, self.k = p, pt, k
+        self.a = self.diag = self.dinv = self.next = self.lower = None
+
+    def restrict(self, r):
+        out = np.zeros((len(self.pt[0]) - 1, self.k))
+        bsr_accumulate(*self.pt, r, out, 1.0)
+        return out
+
+    def prolong(self, e, z):
+        """z += P e."""
+        bsr_accumulate(*self.p, e, z, 1.0)
 
     def solve(self, b):
-        """The V-cycle on this level's A_c e = b (the level below: Pᵀ-restricted)."""
-        lv = self.next
-        if lv.inverse is not None:
-            return (lv.inverse @ b.astype(np.float32)).astype(np.float64)
-        a = lv.a
+        """The V-cycle on this level's A e = b: Gauss–Seidel sweeps around the next level's correction."""
+        if self.lower is not None:
+            x = b.astype(np.float32).ravel()
+            cholesky_solve(self.lower, x, x)
+            return x.astype(np.float64).reshape(b.shape)
         x = np.zeros_like(b)
         for _ in range(COARSE_SWEEPS):
-            gauss_seidel(a.indptr, a.indices, a.data, x, b, True)
-        x += lv.p @ lv.solve(lv.pt @ (b - a @ x))
+            block_gauss_seidel(*self.a, self.diag, self.dinv, x, b, True)
+        res = b.copy()
+        bsr_accumulate(*self.a, x, res, -1.0)
+        nxt = self.next
+        nxt.prolong(nxt.solve(nxt.restrict(res)), x)
         for _ in range(COARSE_SWEEPS):
-            gauss_seidel(a.indptr, a.indices, a.data, x, b, False)
+            block_gauss_seidel(*self.a, self.diag, self.dinv, x, b, False)
         return x
 
 
@@ -124,67 +172,59 @@ def _aggregates(row_ptr, col, active):
         levels.append((agg, num))
         if 6 * num <= COARSEST:
             return levels
-        n = len(agg)
-        inside = agg >= 0
-        member = sp.csr_matrix((np.ones(inside.sum()), (np.flatnonzero(inside), agg[inside])), shape=(n, num))
-        graph = sp.csr_matrix((np.ones(len(col)), col, row_ptr), shape=(n, n))
-        coarse = (member.T @ graph @ member).tocsr()
-        coarse.sort_indices()
-        row_ptr, col, active = coarse.indptr.astype(np.int64), coarse.indices.astype(np.int64), np.ones(num, bool)
+        member = galerkin.tentative_csr(agg, np.ones((len(agg), 1, 1)))
+        graph = (row_ptr, col, np.ones((len(col), 1, 1)))
+        row_ptr, col, _ = galerkin.product(*galerkin.transpose(*member, num), *galerkin.product(*graph, *member, num),
+                                           num)
+        active = np.ones(num, bool)
 
 
 def _coarse_levels(a, dinv, modes, aggs):
-    """The levels below fine matrix a (CSR) with block-Jacobi inverse dinv: each level's aggregates from aggs,
-    rigid modes (n, 3, 6) of the fine nodes."""
-    fine = _Level(a, dinv, SMOOTHER_DAMPING / _spectral_radius(a, dinv))
-    lv = fine
+    """(the first coarse _Level or None, the fine smoother's damping) below fine matrix a (block-CSR, 3×3 blocks)
+    with inverse diagonal blocks dinv: each level's aggregates from aggs, rigid modes (n, 3, 6) of the fine nodes."""
+    omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv)
+    fine_omega, first, above = omega, None, None
     for level, (agg, num_agg) in enumerate(aggs):
-        bs = modes.shape[1]
         t, r = tentative(np.where(agg >= 0, agg, 0), num_agg, modes * (agg >= 0)[:, None, None])
-        n = len(agg)
-        k = modes.shape[2]
-        tmat = sp.bsr_matrix((t, np.maximum(agg, 0), np.arange(n + 1)), shape=(n * bs, num_agg * k)).tocsr()
-        p = (tmat - lv.omega * (lv.dinv @ (lv.a @ tmat))).tocsr()
-        lv.p, lv.pt = p, p.T.tocsr()
-        ac = (lv.pt @ lv.a @ p).tocsr()
-        # columns a dependent mode zeroed (tiny aggregates) are decoupled: unit diagonal
-        d = ac.diagonal()
+        at = galerkin.product(*a, *galerkin.tentative_csr(agg, t), num_agg)
+        p = (at[0], at[1], galerkin.smoothed_prolongator(*at, dinv, agg, t, omega))
+        pt = galerkin.transpose(*p, num_agg)
+        ac = galerkin.product(*pt, *galerkin.product(*a, *p, num_agg), num_agg)
+        diag = galerkin.diagonal_indices(ac[0], ac[1])
+        blocks = ac[2][diag]
+        # unknowns of a dependent mode zeroed (tiny aggregates) are decoupled: unit diagonal
+        d = np.einsum("nii->ni", blocks)
         dead = ~(d > 1e-14 * max(d.max(), 1e-300))
-        if dead.any():
-            ac = (ac + sp.diags(dead.astype(float))).tocsr()
-        nxt = _Level(ac, None, 0.0)
-        lv.next = nxt
+        blocks[dead[:, :, None] & np.eye(d.shape[1], dtype=bool)] = 1.0
+        ac[2][diag] = blocks
+        lv = _Level(p, pt, d.shape[1])
+        if above is None:
+            first = lv
+        else:
+            above.next = lv
         if level == len(aggs) - 1:
-            nxt.inverse = _inverse(ac)
-            return fine
-        cb = ac.tobsr(blocksize=(k, k))
-        cb.sort_indices()
-        nxt.dinv = _block_diagonal(_safe_inverse(_diagonal_blocks(cb)))
-        nxt.omega = SMOOTHER_DAMPING / _spectral_radius(ac, nxt.dinv)
-        modes, lv = r, nxt
-    return fine
+            lv.lower = _cholesky(ac)
+            return first, fine_omega
+        lv.a, lv.diag, lv.dinv = ac, diag, _safe_inverse(blocks)
+        a, dinv = ac, lv.dinv
+        omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv)
+        modes, above = r, lv
+    return first, fine_omega
 
 
-def _inverse(a):
-    """Dense inverse of the coarsest matrix, symmetrised, in single precision: its one matrix-vector product per
-    V-cycle takes a third of the double-precision time at 1,000 unknowns (measured), and the rounding (~1e-7) is
-    far below the CG's tolerance."""
-    dense = a.toarray()
+def _cholesky(a):
+    """The lower Cholesky factor of the coarsest matrix a (block-CSR) made dense, shifted by a trace fraction if
+    singular in floating point."""
+    row_ptr, col, data = a
+    n, k = len(row_ptr) - 1, data.shape[1]
+    dense = np.zeros((n, k, n, k))
+    dense[np.repeat(np.arange(n), np.diff(row_ptr)), :, col, :] = data
+    dense = dense.reshape(n * k, n * k)
+    dense = 0.5 * (dense + dense.T)
     try:
-        inv = np.linalg.inv(dense)
-    except np.linalg.LinAlgError:   # singular in floating point: shift by a trace fraction
-        inv = np.linalg.inv(dense + 1e-10 * np.trace(dense) / len(dense) * np.eye(len(dense)))
-    return (0.5 * (inv + inv.T)).astype(np.float32)
-
-
-def _diagonal_blocks(b):
-    """The diagonal blocks (n, k, k) of a square BSR matrix with sorted indices."""
-    n = b.shape[0] // b.blocksize[0]
-    rows = np.repeat(np.arange(n), np.diff(b.indptr))
-    out = np.zeros((n,) + b.blocksize)
-    on = rows == b.indices
-    out[rows[on]] = b.data[on]
-    return out
+        return np.linalg.cholesky(dense).astype(np.float32)
+    except np.linalg.LinAlgError:
+        return np.linalg.cholesky(dense + 1e-10 * np.trace(dense) / len(dense) * np.eye(len(dense))).astype(np.float32)
 
 
 def _safe_inverse(blocks):
@@ -194,48 +234,21 @@ def _safe_inverse(blocks):
     return out
 
 
-def _block_diagonal(blocks):
-    n, k, _ = blocks.shape
-    return sp.bsr_matrix((blocks, np.arange(n), np.arange(n + 1)), shape=(n * k, n * k)).tocsr()
-
-
 def _spectral_radius(a, dinv):
     """ρ(D⁻¹A) by power iteration (a slight underestimate; SMOOTHER_DAMPING leaves margin below 2)."""
-    rng = np.random.default_rng(0)
-    v = rng.standard_normal(a.shape[0])
+    row_ptr, col, data = a
+    v = np.random.default_rng(0).standard_normal(dinv.shape[:2])
     lam = 1.0
     for _ in range(POWER_ITERATIONS):
-        w = dinv @ (a @ v)
+        w = np.zeros_like(v)
+        if data.shape[1] == 3:
+            fine_product(row_ptr, col, data, v, np.ones(len(v)), w, 0, len(v))
+        else:
+            bsr_accumulate(row_ptr, col, data, v, w, 1.0)
+        w = np.einsum("nij,nj->ni", dinv, w)
         norm = np.linalg.norm(w)
         if not norm > 0.0:
             return 1.0
         lam = norm / max(np.linalg.norm(v), 1e-300)
         v = w / norm
     return lam * 1.05
-
-
-def _body_matrix(system, penalty, free, n0, n1):
-    """Body rows/columns n0:n1 of S (A + penalty) S as CSR (S zeroes pinned nodes' rows and columns)."""
-    pat = system.pattern
-    k0, k1 = pat.row_ptr[n0], pat.row_ptr[n1]
-    n = n1 - n0
-    rows = np.repeat(np.arange(n), np.diff(pat.row_ptr[n0:n1 + 1]))
-    cols = pat.col[k0:k1] - n0
-    f = free[n0:n1]
-    data = system.data[k0:k1] * (f[rows] * f[cols])[:, None, None]
-    a = sp.bsr_matrix((data, cols, pat.row_ptr[n0:n1 + 1] - k0), shape=(3 * n, 3 * n)).tocsr()
-    if penalty is None or not len(penalty.block_node):
-        return a
-    node, coef, kb = penalty.block_node, penalty.block_coef, penalty.block_k
-    inside = (node >= n0) & (node < n1)
-    b, s, t = np.nonzero(inside[:, :, None] & inside[:, None, :])
-    if not len(b):
-        return a
-    i, j = node[b, s] - n0, node[b, t] - n0
-    w = coef[b, s] * coef[b, t] * f[i] * f[j]
-    vals = w[:, None, None] * kb[b]
-    q = np.arange(3)
-    r = (3 * i[:, None, None] + q[None, :, None]) + 0 * q[None, None, :]
-    c = (3 * j[:, None, None] + q[None, None, :]) + 0 * q[None, :, None]
-    pen = sp.csr_matrix((vals.ravel(), (r.ravel(), c.ravel())), shape=(3 * n, 3 * n))
-    return (a + pen).tocsr()

@@ -52,7 +52,7 @@ def _new_direction(p, z, beta):
             p[n, k] = z[n, k] + beta * p[n, k]
 
 
-def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=None):
+def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=None, only=None, pinv=None):
     """Solve (A + P) x = b (A: a linear_system, block-diagonal per body; P: the contact penalty's rows, if
     given, which may couple bodies) with x fixed on nodes where free == 0 (their values in x are the
     prescribed ones). x is the warm start and is updated in place.
@@ -64,15 +64,16 @@ def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=N
     (iterations, relative residuals) (each body gets its island's figures).
 
     multigrid (a core.solve.multigrid.Hierarchy of this system), if given, preconditions with its V-cycle
-    instead of block-Jacobi."""
+    instead of block-Jacobi. only: a list of islands (as `islands` gives them) to solve instead of all (the other
+    bodies' rows of x are left as they are, their figures 0). pinv: the block-Jacobi inverse, if already computed."""
     if multigrid is not None:
         pinv = multigrid.pinv
-    else:
+    elif pinv is None:
         pinv = jacobi_inverse(system, penalty)
     work = _Work(x, free)
     n_bodies = len(system.node_ranges)
     iterations, residuals = [0] * n_bodies, [0.0] * n_bodies
-    for bodies, blocks in _islands(system.node_ranges, penalty):
+    for bodies, blocks in (islands(system.node_ranges, penalty) if only is None else only):
         its, res = _island_pcg(system, bodies, penalty, blocks, b, x, free, pinv, work, max_iterations, tolerance,
                                multigrid)
         for body in bodies:
@@ -88,7 +89,7 @@ def jacobi_inverse(system, penalty):
     return pinv
 
 
-def _islands(node_ranges, penalty):
+def islands(node_ranges, penalty):
     """(bodies, penalty stencil blocks) of each group of bodies coupled by the penalty's blocks (union–find over
     bodies)."""
     n_bodies = len(node_ranges)
@@ -152,7 +153,7 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
 
     if multigrid is not None:
         t, z_all = work.t[rows], work.z
-        omega = multigrid.omega
+        omega = multigrid.omega(bodies)
 
         def precondition(vec, out):
             """out = the symmetric V-cycle applied to vec (island rows); returns vec·out."""

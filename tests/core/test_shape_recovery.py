@@ -48,8 +48,11 @@ def box(lo, hi):
 
 
 @pytest.mark.skipif(not os.path.isdir(MODELS), reason="shared models folder absent")
+@pytest.mark.parametrize("preconditioner", ["auto", "jacobi", "multigrid"])
 @pytest.mark.parametrize("step", [False, True], ids=["floor", "across a box edge"])
-def test_silicone_suzanne_dropped_on_plane_rests_in_shape(step):
+def test_silicone_suzanne_dropped_on_plane_rests_in_shape(step, preconditioner):
+    # every preconditioner: the CG's inexact solves must not decide the outcome (before the contact rows were
+    # one-sided, the edge drop failed even with converged solves and passed with block-Jacobi's at 1e-3 by chance)
     v, t = subdivide(*load_obj(SUZANNE))
     v = v[:, [0, 2, 1]] * np.array([1.0, -1.0, 1.0])         # OBJ y-up -> Blender z-up, face toward -y
     v = (v - v.mean(axis=0)) * (0.76 / np.ptp(v, axis=0).max())
@@ -57,7 +60,7 @@ def test_silicone_suzanne_dropped_on_plane_rests_in_shape(step):
     tm = core.tetrahedralize(v, t, resolution=12)             # the add-on's default resolution
     silicone = core.Material(youngs_modulus=1.0e5, poisson_ratio=0.45, density=1070.0, damping_mass=0.0,
                              damping_stiffness=0.001, friction=0.7)
-    world = core.World(settings=core.SolverSettings(cg_iterations=50))   # the add-on's CG cap
+    world = core.World(settings=core.SolverSettings(cg_iterations=50, preconditioner=preconditioner))   # add-on's cap
     body = world.add_body(tm, silicone)
     floor = np.array([[-5.0, -5.0, 0.0], [5.0, -5.0, 0.0], [5.0, 5.0, 0.0], [-5.0, 5.0, 0.0]])
     world.add_collider(floor, np.array([[0, 1, 2], [0, 2, 3]]), friction=0.5, thickness=0.02)

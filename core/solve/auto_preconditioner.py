@@ -1,0 +1,92 @@
+"""The "auto" CG preconditioner: block-Jacobi or multigrid, whichever reduces the residual for less work, as measured
+on the solves themselves (iterations and residual reached): now and then one solve runs with both from the same
+start, to compare them on the same system.
+
+Work is counted in multiply-adds from the matrices' sizes, not timed, so a scene steps the same on every run and
+machine. Counted this way the kernels ran at 0.4-0.6 ns per multiply-add on this project's 2-core test machine
+(fine and coarse block products, Gauss–Seidel sweeps, restriction and prolongation alike; the dense triangular solves
+at ~1 ns, hence their weight 2), and each kernel call costs ~8 us on top (which decides for small bodies: a 648-tet
+beam's block-Jacobi iteration took 40 us, its V-cycle 147 us), so the count ranks the two preconditioners as their
+running times do."""
+import math
+
+WARMUP = 1               # first solves not measured: gravity coming on from rest is unlike the steps that follow
+RECHECK = 48             # solves between comparisons ...
+RECHECK_MAX = 8 * RECHECK  # ... doubled, up to this, each time the one in use wins again
+DRIFT = 1.5              # ... or once the one in use costs this many times the other's last measure
+MULTIGRID_MARGIN = 1.25  # multigrid wins a comparison by this factor: on two stacked default cubes its V-cycle took
+                         # 1.67x block-Jacobi's time per decade while its count here said 1.39x (measured)
+CHOLESKY_WEIGHT = 2.0    # a dense triangular solve's multiply-add, in sparse product multiply-adds
+PENALTY_WEIGHT = 10.0    # multiply-adds per (stencil block, node) of the contact penalty's product: on two stacked default
+                         # cubes (2,982 blocks of 16 nodes) it took 0.47-0.82x the time of the bodies' fine product (0.58M
+                         # multiply-adds), measured; 40 had it cost 3.3x, so their CG iterations counted 1.5x too dear
+VECTOR_WORK = 30.0       # per node and CG iteration: the CG's vector updates and dot products
+CALL_WORK = 17000.0      # a kernel call's fixed cost (Python, numba dispatch, allocation: ~8 us), in multiply-adds
+JACOBI_CALLS = 2         # kernel calls per CG iteration with block-Jacobi ...
+V_CYCLE_CALLS = 8        # ... with multigrid: those of the fine level, plus LEVEL_CALLS per coarse level
+LEVEL_CALLS = 4
+
+
+class AutoPreconditioner:
+    """An island's record of each preconditioner's last measured work per decade of residual reduction, and the one
+    in use: the winner of the last comparison."""
+
+    def __init__(self):
+        self.cost = {}
+        self.best = None
+        self._solves = 0
+        self._since = 0
+        self._interval = RECHECK
+
+    def plan(self):
+        """The preconditioners of the next solve: block-Jacobi for WARMUP solves (the cheap guess: multigrid's first
+        solve builds its hierarchy), then both from the same start (the winner's solve kept), then the winner alone; both
+        again after an interval, or as soon as the winner's cost grows DRIFT times past the loser's last."""
+        self._solves += 1
+        if self._solves <= WARMUP:
+            return ["jacobi"]
+        if self.best is None:
+            return ["multigrid", "jacobi"]
+        self._since += 1
+        other = _other(self.best)
+        if self._since >= self._interval or self.cost[self.best] > DRIFT * self.cost[other]:
+            self._since = 0
+            return [other, self.best]
+        return [self.best]
+
+    def record(self, name, work, residual, compared):
+        """A solve by `name` did `work` multiply-adds and left relative residual `residual`; `compared`: it is the
+        second of a comparison (the other one just solved the same system)."""
+        if self._solves <= WARMUP:
+            return
+        decades = -math.log10(max(residual, 1e-12))
+        self.cost[name] = work / decades if decades > 0.05 else math.inf
+        if compared:
+            best = "multigrid" if MULTIGRID_MARGIN * self.cost["multigrid"] < self.cost["jacobi"] else "jacobi"
+            self._interval = min(2 * self._interval, RECHECK_MAX) if best == self.best else RECHECK
+            self.best = best
+
+
+def _other(name):
+    return "jacobi" if name == "multigrid" else "multigrid"
+
+
+def iteration_work(system, penalty, hierarchy, bodies, blocks):
+    """Multiply-adds of one CG iteration (with its preconditioning) on an island: the bodies' rows and the contact
+    penalty's stencil blocks `blocks` (indices, or None) coupling them. hierarchy: the multigrid's, or None for
+    block-Jacobi (multigrid applies the operator three times per iteration)."""
+    pat = system.pattern
+    work = 0.0
+    for body in bodies:
+        n0, n1 = system.node_ranges[body]
+        apply = 9.0 * (pat.row_ptr[n1] - pat.row_ptr[n0])
+        n = n1 - n0
+        if hierarchy is None:
+            work += apply + (9.0 + VECTOR_WORK) * n + JACOBI_CALLS * CALL_WORK
+        else:
+            sparse, dense, levels = hierarchy.coarse_work(body)
+            work += (3.0 * apply + (18.0 + VECTOR_WORK) * n + sparse + CHOLESKY_WEIGHT * dense
+                     + (V_CYCLE_CALLS + LEVEL_CALLS * levels) * CALL_WORK)
+    if blocks is not None and len(blocks):
+        work += (1.0 if hierarchy is None else 3.0) * PENALTY_WEIGHT * len(blocks) * penalty.block_node.shape[1]
+    return work
