@@ -40,5 +40,7 @@ def test_kernels_a_child_compiles_are_loaded_by_another_process():
              "print(len(used), warmup.compiled_here(), sum(sum(k.stats.cache_hits.values()) for k in used))")
     loaded = subprocess.run([sys.executable, "-c", check], env=env, cwd=REPO, capture_output=True, text=True,
                             timeout=600)
+    # Kernels called only from other kernels are compiled into their callers, so fewer than the child reported
+    # have an overload here; none may have been compiled.
     used, compiled, hits = map(int, loaded.stdout.split())
-    assert used == len(reported) and compiled == 0 and hits >= used, loaded.stdout + loaded.stderr[-2000:]
+    assert 20 < used <= len(reported) and compiled == 0 and hits >= used, loaded.stdout + loaded.stderr[-2000:]
