@@ -82,7 +82,8 @@ def _compile_in_children(core, parts):
         for part in parts:
             children.append(subprocess.Popen(
                 [sys.executable, script, core.__name__, part], env=env, text=True, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0)))
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0)))   # no console window on Windows
             _children.append(children[-1])
         with ThreadPoolExecutor(len(children)) as pool:
             failures = [why for why in pool.map(_follow, children) if why]
