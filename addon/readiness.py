@@ -1,5 +1,10 @@
-"""The solver's readiness: its kernels compiled (or loaded from numba's cache) in a background thread started
-when the add-on is enabled, the progress line shown meanwhile, and waiting for it where blocking is right.
+"""The solver's readiness: its kernels compiled (or loaded from numba's cache) in the background when the add-on
+is enabled, the progress line shown meanwhile, and waiting for it where blocking is right.
+
+On a cold cache the compiling happens in child processes (core/warmup_child.py, one per part of the warm-up, on
+the same source files and NUMBA_CACHE_DIR), since numba compiling in a thread of Blender's process holds the
+interpreter for seconds at a time; a background thread waits for them, then loads the kernels from the cache.
+If a child cannot start or fails, the thread compiles the kernels itself (slower, and Blender may pause).
 
 While the thread runs, the main thread must never call a kernel: numba compiles under one global lock, so
 a kernel called from the main thread would wait for (or do) compilation and freeze Blender. Everything that
@@ -10,10 +15,14 @@ show the unsimulated mesh until it is ready). In background mode (`blender -b`, 
 renders, scripts) there is no UI to freeze, so operators and frame changes wait for the solver; the
 environment variable SOFTFEM_WAIT_FOR_SOLVER=0 or 1 overrides either default.
 """
+import atexit
 import importlib
 import os
+import subprocess
+import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import bpy
 
@@ -21,7 +30,9 @@ from . import dependencies
 
 _lock = threading.Lock()
 _thread = None
-_state = {"ready": False, "error": None, "cold": None, "started": None, "seconds": None}
+_state = {"ready": False, "error": None, "cold": None, "started": None, "seconds": None,
+          "total": 0, "compiled": set()}   # kernels in core; kernels the children have compiled so far
+_children = []
 _POLL = 0.5  # seconds between progress updates in the UI
 
 
@@ -52,11 +63,57 @@ def _prepare():
     try:
         warmup = importlib.import_module(core.__name__ + ".warmup")
         _state["cold"] = warmup.cold()
-        warmup.run()
+        if _state["cold"]:
+            _compile_in_children(core, warmup.PARTS)
+        warmup.run()   # loads what the children compiled; compiles whatever is still missing
     except Exception as exc:  # the warm-up only saves time: kernels it missed compile when first called
         print(f"SoftFEM warning: the solver's warm-up stopped early ({type(exc).__name__}: {exc})".splitlines()[0])
     _state["seconds"] = time.perf_counter() - _state["started"]
     _state["ready"] = True
+
+
+def _compile_in_children(core, parts):
+    """Compile core's kernels into numba's cache in one child process per part of the warm-up; if a child cannot
+    start or fails, say so on one line (this thread then compiles what is missing itself)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # Blender's and the extensions'
+    script = os.path.join(os.path.dirname(core.__file__), "warmup_child.py")
+    children = []
+    try:
+        for part in parts:
+            children.append(subprocess.Popen(
+                [sys.executable, script, core.__name__, part], env=env, text=True, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0)))   # no console window on Windows
+            _children.append(children[-1])
+        with ThreadPoolExecutor(len(children)) as pool:
+            failures = [why for why in pool.map(_follow, children) if why]
+    except (OSError, ValueError) as exc:
+        failures = [f"{type(exc).__name__}: {exc}"]
+    if failures:
+        print(f"SoftFEM: compiling the solver in Blender instead (a separate process failed: {failures[0]})")
+
+
+def _follow(child):
+    """Read a child's report into the progress; returns None, or the line saying why it failed."""
+    last = ""
+    for line in child.stdout:
+        word, _, rest = line.strip().partition(" ")
+        if word == "kernel":
+            _state["compiled"].add(rest)
+        elif word == "total" and rest.isdigit():
+            _state["total"] = int(rest)
+        elif line.strip():
+            last = line.strip()
+    code = child.wait()
+    return None if code == 0 and last == "done" else (last or f"exit code {code}")
+
+
+@atexit.register
+def _stop_children():
+    """Blender is quitting: the compile it no longer needs stops too (the next session starts it again)."""
+    for child in _children:
+        if child.poll() is None:
+            child.kill()
 
 
 def ready():
@@ -79,10 +136,9 @@ def percent():
     if _state["ready"]:
         return 100
     warmup = getattr(dependencies.loaded_core(), "warmup", None)
-    if warmup is None:
-        return 0
-    done, total = warmup.progress()
-    return min(99, int(100 * done / max(total, 1)))
+    done, total = warmup.progress() if warmup is not None else (0, 0)
+    done = max(done, len(_state["compiled"]))   # the children's count until this process has loaded the kernels
+    return min(99, int(100 * done / max(total, _state["total"], 1)))
 
 
 def message():

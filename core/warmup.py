@@ -7,9 +7,14 @@ import numpy as np
 import numba
 from numba.core.registry import CPUDispatcher
 
+from .geometry.embedding import Embedding
 from .geometry.primitives import box_surface, icosphere
+from .tetmesh import TetMesh
 
 _PACKAGE = __name__.rpartition(".")[0]
+# The add-on's child processes on a cold cache: one runs the whole warm-up, the other the simulation's part beside
+# it (its kernels are then in the cache by the time the first child gets past tetrahedralizing).
+PARTS = ("all", "simulation")
 
 
 def kernels():
@@ -29,6 +34,11 @@ def progress():
     """(kernels compiled or loaded in this process, kernels in core)."""
     all_kernels = kernels()
     return sum(1 for k in all_kernels if k.overloads), len(all_kernels)
+
+
+def compiled_here():
+    """How many kernels this process compiled itself instead of loading them from numba's disk cache."""
+    return sum(1 for k in kernels() if sum(k.stats.cache_misses.values()))
 
 
 def cold():
@@ -51,10 +61,24 @@ def _tetrahedralize():
     return cage, tetrahedralize(v, f, resolution=3, mode="conforming")
 
 
+def _boxed(vertices, triangles):
+    """A stand-in for a cage made without the geometry kernels: the surface embedded (by numpy) in the five tets
+    of its bounding box."""
+    corners, _ = box_surface(vertices.min(axis=0) - 0.01, vertices.max(axis=0) + 0.01)   # corner = 4x + 2y + z
+    box = TetMesh(corners, [[0, 4, 2, 1], [6, 2, 4, 7], [5, 1, 7, 4], [3, 7, 1, 2], [1, 2, 4, 7]])
+    origin = box.nodes[box.tets[:, 0]]
+    edges = (box.nodes[box.tets[:, 1:]] - origin[:, None, :]).transpose(0, 2, 1)
+    local = np.linalg.solve(edges[None], (vertices[:, None, :] - origin[None])[..., None])[..., 0]
+    weights = np.concatenate([1.0 - local.sum(axis=-1, keepdims=True), local], axis=-1)   # (points, tets, 4)
+    tet = np.argmax(weights.min(axis=-1), axis=1)
+    return TetMesh(box.nodes, box.tets,
+                   embedding=Embedding(box.tets, tet, weights[np.arange(len(vertices)), tet], triangles))
+
+
 def _simulate(cage, conforming):
     """Two bodies (one pinned, one with a stiffness map) resting on a moving box collider, over its edge, and on
     each other; the render positions of the embedded surface read back (what each frame shows)."""
-    from . import Material, SolverSettings, TetMesh, World
+    from . import Material, SolverSettings, World
     world = World(gravity=(0.0, 0.0, -9.81), settings=SolverSettings())
     material = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
                         damping_stiffness=0.01, friction=0.5)
@@ -77,6 +101,10 @@ def _simulate(cage, conforming):
     return world
 
 
-def run():
-    """Compile or load, in this thread, every kernel the add-on's scenes use; returns the warm-up World."""
+def run(part="all"):
+    """Compile or load, in this thread, every kernel the add-on's scenes use (part "all"), or the simulation's
+    alone (part "simulation", on boxed meshes: no geometry kernels); returns the warm-up World."""
+    if part == "simulation":
+        v, f = icosphere(1, 0.25, (0.0, 0.0, 0.0))
+        return _simulate(_boxed(v, f), _boxed(0.6 * v, f))
     return _simulate(*_tetrahedralize())

@@ -1,7 +1,9 @@
 """First use on a cold numba cache, with the UI's policy (nothing waits for the solver): Add Soft Body returns at
-once saying the solver is being prepared, frames show the unsimulated mesh until it is ready, then simulate."""
+once saying the solver is being prepared, frames show the unsimulated mesh until it is ready, then simulate; the
+kernels are compiled in child processes and loaded by Blender's; a child that fails costs one line, no crash."""
 import os
 import sys
+import types
 
 import pytest
 
@@ -41,3 +43,20 @@ def test_simulates_once_ready(cold_first_use):
     assert r["session_error"] is None
     assert r["first_frame_written"] and r["first_frame_moved_m"] > 1e-4   # frame 2 fell under gravity
     assert r["cage_tets"] > 0 and r["frames_cached"] == 12
+
+
+def test_kernels_compiled_in_child_processes_load_in_blender(cold_first_use):
+    r = cold_first_use
+    assert r["progress"] and r["progress"][-1][1] > 0, "no progress was reported from the child processes"
+    assert r["kernels_compiled_in_blender"] == 0   # every kernel Blender's process uses came from numba's cache
+
+
+@pytest.mark.parametrize("breakage", ["no such script", "no such interpreter"])
+def test_a_child_process_that_fails_costs_one_line(softfem, capfd, tmp_path, monkeypatch, breakage):
+    readiness = softfem.addon.readiness
+    if breakage == "no such interpreter":
+        monkeypatch.setattr(sys, "executable", str(tmp_path / "python-missing"))
+    no_core = types.SimpleNamespace(__name__="core", __file__=str(tmp_path / "__init__.py"))   # no warmup_child.py
+    readiness._compile_in_children(no_core, ["all"])
+    lines = capfd.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("SoftFEM: compiling the solver in Blender instead"), lines
