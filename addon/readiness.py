@@ -89,6 +89,10 @@ def _compile_in_children(core, parts):
             failures = [why for why in pool.map(_follow, children) if why]
     except (OSError, ValueError) as exc:
         failures = [f"{type(exc).__name__}: {exc}"]
+        for child in children:   # started before one failed to: not needed now (this thread compiles)
+            child.kill()
+            child.wait()
+            child.stdout.close()
     if failures:
         print(f"SoftFEM: compiling the solver in Blender instead (a separate process failed: {failures[0]})")
 
@@ -96,14 +100,15 @@ def _compile_in_children(core, parts):
 def _follow(child):
     """Read a child's report into the progress; returns None, or the line saying why it failed."""
     last = ""
-    for line in child.stdout:
-        word, _, rest = line.strip().partition(" ")
-        if word == "kernel":
-            _state["compiled"].add(rest)
-        elif word == "total" and rest.isdigit():
-            _state["total"] = int(rest)
-        elif line.strip():
-            last = line.strip()
+    with child.stdout:
+        for line in child.stdout:
+            word, _, rest = line.strip().partition(" ")
+            if word == "kernel":
+                _state["compiled"].add(rest)
+            elif word == "total" and rest.isdigit():
+                _state["total"] = int(rest)
+            elif line.strip():
+                last = line.strip()
     code = child.wait()
     return None if code == 0 and last == "done" else (last or f"exit code {code}")
 
