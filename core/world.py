@@ -180,7 +180,7 @@ class World:
         guess = backup.v + dt * self._gravity
         guess[held] = (target[held] - backup.x[held]) / dt
         self._step_inv_mass = inv_mass
-        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts())
+        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(), v_last=backup.v)
         try:
             stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
                                         self.settings, self._correct, penalty=self._penalty, held=held,

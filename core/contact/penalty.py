@@ -1,5 +1,9 @@
-"""Contact penalty inside the implicit solve: ½ κ (r₀ + n·J δx)² per predicted contact row, so each body
-(and each pile of touching bodies) answers its contacts through its own stiffness in the same solve."""
+"""Contact rows inside the implicit solve, by augmented Lagrangian: per predicted contact, a normal row and two
+friction rows whose multipliers (the contact force) are updated between solves so the normal force is ≥ 0 and the
+friction force stays inside its Coulomb cone; each body (and each pile of touching bodies) answers its contacts
+through its own stiffness in the same solve."""
+import math
+
 import numpy as np
 
 from ..fem import mat3
@@ -10,23 +14,18 @@ NODE_STIFFNESS = 400.0   # cap on all rows' share of a node's diagonal block, in
 
 
 @njit(cache=True)
-def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_force, group, body_mass, dt, slop,
-                   margin, count):
-    """Which candidate rows of a motion x0 + dt v enter the implicit solve, with their κ, r0 and mass share.
+def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_force, dt, slop, margin):
+    """Which candidate rows of a motion x0 + dt v enter the implicit solve, with their κ and r0.
 
     A row is kept if its predicted value r0 + dt n·J v is below `margin` (`margin + slop` for a point pushed last
     step, normal_force > 0). Its κ is STIFFNESS over its effective mass Σ coef² / m, scaled down where rows share
     nodes so no node's diagonal block grows by more than NODE_STIFFNESS times its mass. Its r0, the value at the
-    step's start, is floored at −(slop + sag), the sag f dt²/κ at which the point's rows carried its last normal
-    force. Its mass share: its body's mass (body_mass per group) over its body's points in contact.
-    `count` (≥ number of points, zeros) is scratch, left zeroed. Returns keep, kappa, r0, share."""
+    step's start, is floored at −slop. Returns keep, kappa, r0."""
     nc, S = node.shape
     keep = np.zeros(nc, np.bool_)
     kappa = np.zeros(nc)
     r0 = np.zeros(nc)
-    share = np.zeros(nc)
     load = np.zeros(inv_mass.shape[0])
-    points_of = np.zeros(body_mass.shape[0])
     for c in range(nc):
         k = 0.0
         u = 0.0
@@ -40,13 +39,11 @@ def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_for
         if k > 0.0 and max(gap[c], -slop) - shift + dt * u < reach:
             keep[c] = True
             kappa[c] = STIFFNESS / k
+            r0[c] = max(gap[c], -slop) - shift
             for s in range(S):
                 j = node[c, s]
                 if j >= 0:
                     load[j] += kappa[c] * coef[c, s] * coef[c, s]
-            if count[point[c]] == 0:
-                points_of[group[point[c]]] += 1.0
-            count[point[c]] += 1
     for c in range(nc):
         if not keep[c]:
             continue
@@ -56,14 +53,7 @@ def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_for
             if j >= 0 and load[j] > 0.0 and inv_mass[j] > 0.0:
                 scale = min(scale, NODE_STIFFNESS / (inv_mass[j] * load[j]))
         kappa[c] *= scale
-        p = point[c]
-        sag = normal_force[p] / count[p] * dt * dt / kappa[c]
-        r0[c] = max(gap[c], -(slop + sag)) - (normal[c, 0] * move[c, 0] + normal[c, 1] * move[c, 1]
-                                              + normal[c, 2] * move[c, 2])
-        share[c] = body_mass[group[p]] / points_of[group[p]]
-    for c in range(nc):
-        count[point[c]] = 0
-    return keep, kappa, r0, share
+    return keep, kappa, r0
 
 
 @njit(cache=True)
@@ -187,25 +177,87 @@ def _fold_diagonal(node, coef, k, pinv):
         mat3.store(pinv, touched[i], mat3.inverse(mat3.load(blocks, i)))
 
 
+@njit(cache=True)
+def _augment(point, tangent, stiffness, kappa, const, r, mu, slot):
+    """One update after a solve that ended with row values r. A normal row's force λ − κ r becomes its multiplier
+    λ, clipped at 0: a row whose force would pull is released, a released row whose point ends inside comes back
+    (augmented Lagrangian). A point's friction rows are a spring to its anchor whose force is capped at μ Σ λn of
+    its new normal forces: stiffness κ while κ |u| stays below the cap (u: the point's tangential offset, its
+    friction rows' values), else μ Σ λn / |u| (iteratively reweighted: each solve minimises a quadratic that
+    touches the capped energy from above, so the iterates converge to the elasto-plastic friction's solution).
+    slot (num_points,) scratch, −1 on entry and return. Returns (changed, worst): whether a normal row changed
+    between pressing and released, and the largest violation left in metres (a pressing normal row's
+    distance from its surface; a friction row's force change over κ)."""
+    n = point.shape[0]
+    ids = np.empty(n, np.int64)
+    k = 0
+    for c in range(n):
+        p = point[c]
+        if slot[p] < 0:
+            slot[p] = k
+            ids[k] = p
+            k += 1
+    fn = np.zeros(k)
+    slide = np.zeros(k)
+    changed = False
+    worst = 0.0
+    for c in range(n):
+        q = slot[point[c]]
+        if tangent[c]:
+            slide[q] += r[c] * r[c]
+            continue
+        active = kappa[c] > 0.0
+        f = const[c] - stiffness[c] * r[c] if active or r[c] < 0.0 else 0.0
+        lam = max(f, 0.0)
+        if (lam > 0.0) != active:
+            changed = True
+        if lam > 0.0:   # a pressing row ends on its surface: neither inside nor pushing from a distance
+            worst = max(worst, abs(r[c]))
+        kappa[c] = stiffness[c] if lam > 0.0 else 0.0
+        const[c] = lam
+        fn[q] += lam
+    for c in range(n):
+        if not tangent[c]:
+            continue
+        q = slot[point[c]]
+        length = math.sqrt(slide[q])
+        cap = mu[c] * fn[q]
+        if cap <= 0.0:   # no normal force, no friction
+            spring = 0.0
+        else:
+            spring = stiffness[c] if length * stiffness[c] <= cap else cap / length
+        worst = max(worst, abs(spring - kappa[c]) * length / stiffness[c])
+        kappa[c] = spring
+    for i in range(k):
+        slot[ids[i]] = -1
+    return changed, worst
+
+
 class ContactPenalty:
-    """Predicted contact rows r_c(δx) = r0_c + n_c·J_c δx ≥ 0 (J_c: the row's stencil of node weights) as the
-    quadratic penalty ½ κ_c r_c² − const_c r_c in the Newton system (A + Σ κ Jᵀn nᵀJ) δx = b + Σ (const − κ r0) Jᵀn.
+    """Predicted contact rows r_c(δx) = r0_c + n_c·J_c δx (J_c: the row's stencil of node weights) in the Newton
+    system as the augmented-Lagrangian terms ½ κ_c r_c² − λ_c r_c of the active rows:
+    (A + Σ κ Jᵀn nᵀJ) δx = b + Σ (λ − κ r0) Jᵀn. A row's force (times dt²) in a solve is λ − κ r.
 
-    node, coef (nc, S): stencil nodes (−1 unused) and weights; normal (nc,3); r0 (nc,) the rows' values at
-    the start of the step (m); kappa (nc,) stiffness (kg, the units of the system matrix); point (nc,) the
-    render point each row belongs to; collider, other (nc,) the collider / other body it touches (−1: none);
-    tangent (nc,) bool: a friction row (its "normal" is the direction of a constant force); const (nc,) the
-    constant force of a row times dt² (kg·m; friction rows have κ = 0 and only this).
-    r0 is measured from the step's start positions x_n: at a Newton
-    iterate x_k the rows' values are r0 + n·J (x_k − x_n)."""
+    node, coef (nc, S): stencil nodes (−1 unused) and weights; normal (nc,3): a normal row's contact normal, a
+    friction row's tangent; r0 (nc,): the rows' values at the step's start positions x_n (m; a friction row's: its
+    point's tangential offset from its anchor); stiffness (nc,): κ (kg, the units of the system matrix);
+    kappa (nc,): the springs the first solve runs with (a normal row's κ, or 0 released; a friction row's κ or
+    less, see _augment); point (nc,) the
+    render point each row belongs to (each point with a normal row has two friction rows, tangents t1, t2, if its
+    μ > 0); collider, other (nc,): the collider / other body it touches (−1: none); tangent (nc,) bool: a
+    friction row; const (nc,): the multipliers λ (force times dt², kg·m), warm-started from the last step;
+    mu (nc,): the friction coefficient of each row's contact; tolerance (m): see augment. At a Newton iterate x_k the rows' values are
+    r0 + n·J (x_k − x_n)."""
 
-    def __init__(self, node, coef, normal, r0, kappa, point, collider, other, tangent, const, num_nodes,
-                 release_gap=0.0):
+    def __init__(self, node, coef, normal, r0, stiffness, kappa, point, collider, other, tangent, const, mu,
+                 num_nodes, tolerance):
         self.node, self.coef, self.normal = node, coef, normal
-        self.r0, self.kappa, self.point = r0, kappa, point
+        self.r0, self.stiffness, self.point = r0, stiffness, point
+        self.kappa = kappa
         self.collider, self.other, self.tangent, self.const = collider, other, tangent, const
+        self.mu = mu
         self.num_nodes = num_nodes
-        self.release_gap = release_gap   # m: a normal row ending separated by more than this pulled (update_active_set)
+        self.tolerance = tolerance   # m: the violation a solve may leave (augment)
         self._build_blocks()
 
     def _build_blocks(self):
@@ -239,25 +291,27 @@ class ContactPenalty:
         """Fold the rows' diagonal blocks into the block-Jacobi inverse pinv (N,3,3), in place."""
         _fold_diagonal(self.block_node, self.block_coef, self.block_k, pinv)
 
-    def update_active_set(self, displacement):
-        """One-sided contact at the solution d = x − x_n of a solve with these rows: drop (κ = 0) the normal rows
-        that end separated by more than release_gap (in the solve they pulled their point onto the surface) and
-        the friction rows of the points left with no normal row. Returns whether any row changed (solve again)."""
-        r = self.residuals(displacement)
-        normal = ~self.tangent
-        pulling = normal & (self.kappa > 0.0) & (r > self.release_gap)
-        self.kappa[pulling] = 0.0
-        pressed = np.unique(self.point[normal & (self.kappa > 0.0)])
-        loose = self.tangent & ~np.isin(self.point, pressed) & ((self.kappa > 0.0) | (self.const != 0.0))
-        self.kappa[loose] = 0.0
-        self.const[loose] = 0.0
-        if not (pulling.any() or loose.any()):
+    def augment(self, displacement):
+        """Update the multipliers after a solve that ended at d = x − x_n (see _augment) if that solve needs
+        another: a row changed between active and released or stick and slip, or a constraint is still violated
+        by more than `tolerance` (m). Returns whether it does (the rows are left as solved if not)."""
+        slot = np.full(int(self.point.max()) + 1, -1, np.int64)
+        kappa, const = self.kappa.copy(), self.const.copy()
+        changed, worst = _augment(self.point, self.tangent, self.stiffness, kappa, const,
+                                  self.residuals(displacement), self.mu, slot)
+        if not changed and worst <= self.tolerance:
             return False
+        self.kappa, self.const = kappa, const
         self._build_blocks()
         return True
 
+    def holding(self):
+        """Per row: whether its point is held by the rows at the end of the solves (it has a pressing normal row);
+        a point whose rows were all released is left to the correction and post-stabilisation."""
+        pressed = np.unique(self.point[~self.tangent & (self.kappa > 0.0)])
+        return np.isin(self.point, pressed)
+
     def impulses(self, displacement, dt):
-        """Impulse of each row along its direction (N·s) applied over the step ending at d, as the solve applied it:
-        a normal row still active that ends separated (within release_gap) pulls (< 0); a friction row's spring
-        pulls either way."""
+        """Impulse of each row along its direction (N·s) applied over the step ending at d, as the last solve applied
+        it (λ − κ r)."""
         return (self.const - self.kappa * self.residuals(displacement)) / dt

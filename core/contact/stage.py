@@ -159,7 +159,6 @@ class ContactStage:
         self._sides_pending = False              # any point still waiting to be found on its initial side
         self._sides_checked = False
         self._memory = FrictionMemory(n)
-        self._count = np.zeros(n, np.int64)      # scratch for predicted_rows
 
     def _collider_arrays(self):
         if self._collider_bvh is None:
@@ -380,10 +379,11 @@ class ContactStage:
         # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
         return self._concat(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 
-    def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0):
+    def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, v_last=None):
         """The contacts the motion x0 + dt v (all bodies' nodes; v a velocity guess) would violate, as a
-        ContactPenalty for the implicit solve (None if there are none). A row's stiffness is STIFFNESS times
-        its effective mass, scaled down where many rows share nodes so no node's diagonal block grows by
+        ContactPenalty for the implicit solve (None if there are none). v_last: the nodes' velocities at the end
+        of the last step (default v), from which the friction springs' start is predicted (see friction_rows).
+        A row's stiffness is STIFFNESS times its effective mass, scaled down where many rows share nodes so no node's diagonal block grows by
         more than NODE_STIFFNESS times its mass (CG would slow down)."""
         if self._idle():
             return None
@@ -396,26 +396,31 @@ class ContactStage:
         if len(point) == 0:
             return None
         lay = self._layout
-        mass = np.divide(1.0, inv_mass, out=np.zeros(len(inv_mass)), where=inv_mass > 0.0)
         # A point (or render edge) pushed last step keeps its row while its predicted gap is within the slop: a row
         # that came and went every other step (a point resting against a wall, predicted just clear of it one step
         # and held on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
-        # A row targets the surface, and pushes a point already inside back by at most `slop` per step beyond the
-        # sag at which it carried last step's load (f dt²/κ): a faster push puts energy in (a Suzanne resting on
-        # a floor kept bouncing when pushed at max_correction_speed), and without the sag a point deeper than
-        # the slop whose rows carry a heavy load would never come out (a ball started 8 mm inside a floor stayed).
-        keep, kappa, r0, share = predicted_rows(
-            point, gap, normal, node, coef, move, v, inv_mass, self._memory.normal_force, lay["group"],
-            np.add.reduceat(mass, lay["offsets"][:-1]), dt, self.settings.slop, self.settings.margin, self._count)
+        # A row targets the surface, and pushes a point already inside back by at most `slop` per step: a faster
+        # push puts energy in (a Suzanne resting on a floor kept bouncing when pushed at max_correction_speed). Its
+        # multiplier carries the load (warm-started from the last step), so a resting point sits on the surface,
+        # not sagged into it.
+        keep, kappa, r0 = predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, self._memory.normal_force,
+                                         dt, self.settings.slop, self.settings.margin)
         if not keep.any():
             return None
         mu = combined_friction(lay["mu"][point[keep]], mu_other[keep])
-        node, coef, normal, r0, kappa, point, collider, other, tangent, const = self._memory.friction_rows(
-            x0, v, share[keep], dt, node[keep], coef[keep], normal[keep], r0[keep], kappa[keep], point[keep],
-            collider[keep], other[keep], move[keep], mu)
+        rows = self._memory.friction_rows(x0, v if v_last is None else v_last, dt, node[keep], coef[keep], normal[keep], r0[keep],
+                                          kappa[keep], point[keep], collider[keep], other[keep], move[keep], mu)
+        node, coef, normal, r0, stiffness, point, collider, other, tangent, const, kappa, mu = rows
+        # a point found on one side of a two-sided surface stays on it for this step's correction: one resting
+        # exactly on a plane that lifts off in the solve was otherwise taken to cross it from below, and held
+        # under it (the box of a tipping block sank through the plane)
+        pressed = point[~tangent]
+        fresh = ~np.any(self._side_hint[pressed] != 0.0, axis=1)
+        self._side_hint[pressed[fresh]] = normal[~tangent][fresh]
+        self._hinted = np.union1d(self._hinted, pressed[fresh])
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
-                              r0, kappa, point, collider, other, tangent, const, len(x0),
-                              release_gap=self.settings.margin + self.settings.slop)
+                              r0, stiffness, kappa, point, collider, other, tangent, const, mu, len(x0),
+                              tolerance=self.settings.margin)
 
     def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, penalty=None, penalty_impulse=None):
         """Correct the node velocities v (N,3, in place) so that no render point ends the step
@@ -440,7 +445,8 @@ class ContactStage:
         lay = self._layout
         mu = combined_friction(lay["mu"][point], mu_other)
         if penalty is not None:
-            pen = penalty.point, penalty_impulse, penalty.tangent, penalty.normal
+            live = penalty.holding()
+            pen = penalty.point[live], penalty_impulse[live], penalty.tangent[live], penalty.normal[live]
         else:
             pen = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.bool_), np.zeros((0, 3))
         # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
@@ -458,8 +464,9 @@ class ContactStage:
         impulse, ends, self.penetrating = correction_report(
             point, node, coef, normal, gap, move, x0, work, dt, lam_n, lam_t, floor, share, held,
             -self.settings.tolerance * dt, len(lay["nodes"]))
-        self._memory.update(point, impulse, normal, mu, node, coef, move, other, self._mass_shares(point, invm),
-                            x0, work, dt, lay["nodes"], lay["weights"])
+        if penalty is not None:
+            self._memory.drag_anchors(penalty, work * dt)
+        self._memory.update(point, impulse, normal, node, coef, other, x0, work, dt, lay["nodes"], lay["weights"])
         if work is not v:
             v[...] = work
         set_side_hints(self._side_hint, self._hinted, pen[0], pen[3], pen[2], point, normal)
@@ -473,18 +480,11 @@ class ContactStage:
             self._sides_pending = bool(self._initial_side.any())
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if alone.any():
-            contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, penalty, alone, penalty_impulse)
+            rows = np.zeros(len(penalty), np.bool_)
+            rows[np.flatnonzero(live)[alone]] = True
+            contacts = _append_penalty_contacts(contacts, lay, x0, work, dt, penalty, rows, penalty_impulse)
         self.contacts = contacts
         return iters
-
-    def _mass_shares(self, point, inv_mass):
-        """Per row of the points `point`: its body's mass over the number of its body's points in contact."""
-        lay = self._layout
-        mass = np.divide(1.0, inv_mass, out=np.zeros(len(inv_mass)), where=inv_mass > 0.0)
-        body_mass = np.add.reduceat(mass, lay["offsets"][:-1])
-        touching = np.bincount(lay["group"][np.unique(point)], minlength=len(self.surfaces))
-        group = lay["group"][point]
-        return body_mass[group] / np.maximum(touching[group], 1)
 
     def _choose_sides_of_initial_overlap(self, x0, frac):
         """Before the first step: a render point that starts within search_depth of an open collider on the side
@@ -528,7 +528,7 @@ class ContactStage:
         point, normal, gap, node, coef, _, _, _, _ = self._concat(rows)
         deep = gap < 0.0
         if penalty is not None:
-            deep[np.isin(point, penalty.point)] = False
+            deep[np.isin(point, penalty.point[penalty.holding()])] = False
         if not deep.any():
             return
         s = self.settings

@@ -1,5 +1,7 @@
-"""ContactPenalty's per-stencil blocks against the rows they sum, built densely one row at a time."""
+"""ContactPenalty: its per-stencil blocks against the rows they sum, built densely one row at a time, and its
+multiplier update (one-sided normal force, friction inside the Coulomb cone) against the laws it implements."""
 import numpy as np
+import pytest
 
 from core.contact.penalty import ContactPenalty
 
@@ -17,8 +19,8 @@ def _random_penalty(rng, num_nodes=20, num_points=8, num_rows=40, width=4):
     kappa = rng.random(num_rows)
     kappa[::5] = 0.0
     none = -np.ones(num_rows, np.int64)
-    return ContactPenalty(node, coef, normal, np.zeros(num_rows), kappa, point, none, none,
-                          np.zeros(num_rows, bool), np.zeros(num_rows), num_nodes)
+    return ContactPenalty(node, coef, normal, np.zeros(num_rows), kappa, kappa.copy(), point, none, none,
+                          np.zeros(num_rows, bool), np.zeros(num_rows), np.full(num_rows, 0.5), num_nodes, 1e-4)
 
 
 def _dense(pen):
@@ -49,3 +51,40 @@ def test_block_product_and_diagonal_equal_the_rows_summed_one_by_one():
     pen.precondition(pinv)
     blocks = [np.linalg.inv(np.eye(3) / (i + 1) + a[3 * i:3 * i + 3, 3 * i:3 * i + 3]) for i in range(pen.num_nodes)]
     assert np.allclose(pinv, np.stack(blocks), rtol=1e-12, atol=1e-14)
+
+
+def _one_point(r0_normal, lam, r0_tangent, mu=0.5, kappa=2.0):
+    """A point on one node (weight 1): a normal row along z with multiplier lam and value r0_normal, and two
+    friction rows along x and y with values r0_tangent (its offset from its anchor)."""
+    node = np.zeros((3, 1), np.int64)
+    coef = np.ones((3, 1))
+    normal = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    stiff = np.full(3, kappa)
+    none = -np.ones(3, np.int64)
+    return ContactPenalty(node, coef, normal, np.array([r0_normal, *r0_tangent]), stiff, stiff.copy(),
+                          np.zeros(3, np.int64), none, none, np.array([False, True, True]),
+                          np.array([lam, 0.0, 0.0]), np.full(3, mu), 1, 1e-6)
+
+
+def test_a_normal_rows_force_is_its_multiplier_clipped_at_zero_and_friction_stays_inside_the_cone():
+    d = np.zeros((1, 3))
+    # pressed 1 mm in with λ = 0.01: the new multiplier is λ − κ r = 0.012
+    pen = _one_point(-0.001, 0.01, (0.0, 0.0))
+    assert pen.augment(d)
+    assert pen.const[0] == pytest.approx(0.012) and pen.kappa[0] == 2.0
+    # 10 mm clear with λ = 0.01: λ − κ r < 0 would pull, the row is released (no force, no spring)
+    pen = _one_point(0.01, 0.01, (0.0, 0.0))
+    assert pen.augment(d)
+    assert pen.const[0] == 0.0 and pen.kappa[0] == 0.0
+    assert pen.kappa[1] == 0.0 and pen.kappa[2] == 0.0      # no normal force: no friction
+    # pressed with λn = 0.01 (after the update 0.012), offset (3, 4) mm from its anchor: the spring κ |u| = 0.01
+    # is under μ λn = 0.006 only if softened to μ λn / |u|: the friction force is exactly on the cone
+    pen = _one_point(-0.001, 0.01, (0.003, 0.004))
+    pen.augment(d)
+    u = np.array([0.003, 0.004])
+    force = pen.kappa[1:] * u
+    assert np.linalg.norm(force) == pytest.approx(0.5 * 0.012)
+    # a small offset stays stuck: the full spring
+    pen = _one_point(-0.001, 0.01, (0.0003, 0.0))
+    pen.augment(d)
+    assert pen.kappa[1] == 2.0
