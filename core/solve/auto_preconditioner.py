@@ -61,7 +61,7 @@ class AutoPreconditioner:
             return
         decades = -math.log10(max(residual, 1e-12))
         self.cost[name] = work / decades if decades > 0.05 else math.inf
-        if compared:
+        if compared and len(self.cost) == 2:   # the other may not have run (a warm start that met the tolerance)
             best = "multigrid" if MULTIGRID_MARGIN * self.cost["multigrid"] < self.cost["jacobi"] else "jacobi"
             self._interval = min(2 * self._interval, RECHECK_MAX) if best == self.best else RECHECK
             self.best = best
