@@ -43,13 +43,13 @@ class FrictionMemory:
                                 self.mode, self.anchor, self.normal_force, self.pair_node, self.pair_coef,
                                 self.pair_rel, self.pair_other, self._touched, self.slot)
 
-    def friction_rows(self, x0, v, dt, node, coef, normal, r0, kappa, point, collider, other, move, mu):
+    def friction_rows(self, x0, v, dt, node, coef, normal, r0, kappa, pressing, point, collider, other, move, mu):
         """The normal rows plus two friction rows (tangents t1, t2 of its first row's normal) for each point with
         μ > 0. The normal rows share their point's last normal force as their multiplier. A friction row's value
         is its point's tangential offset from its anchor (moving with a collider; on another body, that body's
         material point; a point not anchored is anchored where it starts the step); its spring starts as stiff as
         μ times the last normal force allows at the offset the velocities v would make (the last step's: a point
-        that slid is predicted to slide on, one that stuck to stick). Returns the rows
+        that slid is predicted to slide on, one that stuck to stick). Normal rows not `pressing` start released. Returns the rows
         (node, coef, normal, r0, kappa, point, collider, other), the friction-row mask, the multipliers (force
         times dt²), the rows' spring stiffnesses to start with, and μ per row."""
         normal_rows = np.bincount(point, minlength=len(self.mode))
@@ -65,7 +65,7 @@ class FrictionMemory:
                 np.concatenate([normal, direction]), np.concatenate([r0, rr]), np.concatenate([kappa, kappa[src]]),
                 np.concatenate([point, point[src]]), np.concatenate([collider, collider[src]]),
                 np.concatenate([other, other[src]]), tangent, np.concatenate([const_n, np.zeros(len(src))]),
-                np.concatenate([kappa, start]), np.concatenate([mu, mu[src]]))
+                np.concatenate([np.where(pressing, kappa, 0.0), start]), np.concatenate([mu, mu[src]]))
 
     def drag_anchors(self, penalty, displacement):
         """After the step's solve (node displacements d = x − x_n): a point whose friction spring ends stretched

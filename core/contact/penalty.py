@@ -14,32 +14,41 @@ NODE_STIFFNESS = 400.0   # cap on all rows' share of a node's diagonal block, in
 
 
 @njit(cache=True)
-def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_force, dt, slop, margin):
-    """Which candidate rows of a motion x0 + dt v enter the implicit solve, with their κ and r0.
+def predicted_rows(point, gap, normal, node, coef, move, v, v_last, inv_mass, normal_force, dt, slop, margin):
+    """Which candidate rows of a motion x0 + dt v enter the implicit solve, with their κ and r0, and which of them
+    start pressing.
 
     A row is kept if its predicted value r0 + dt n·J v is below `margin` (`margin + slop` for a point pushed last
     step, normal_force > 0). Its κ is STIFFNESS over its effective mass Σ coef² / m, scaled down where rows share
     nodes so no node's diagonal block grows by more than NODE_STIFFNESS times its mass. Its r0, the value at the
-    step's start, is floored at −slop. Returns keep, kappa, r0."""
+    step's start, is floored at −slop. A row starts pressing if its point pushed last step or its last velocities
+    v_last carry it below `margin` (a point resting on the rim of a contact patch, clear of the surface and not
+    approaching it, starts released: pressing, its row would hold it there as a two-sided spring until the
+    multiplier update releases it). Returns keep, kappa, r0, pressing."""
     nc, S = node.shape
     keep = np.zeros(nc, np.bool_)
+    pressing = np.zeros(nc, np.bool_)
     kappa = np.zeros(nc)
     r0 = np.zeros(nc)
     load = np.zeros(inv_mass.shape[0])
     for c in range(nc):
         k = 0.0
         u = 0.0
+        u_last = 0.0
         for s in range(S):
             j = node[c, s]
             if j >= 0:
                 k += coef[c, s] * coef[c, s] * inv_mass[j]
                 u += coef[c, s] * (v[j, 0] * normal[c, 0] + v[j, 1] * normal[c, 1] + v[j, 2] * normal[c, 2])
+                u_last += coef[c, s] * (v_last[j, 0] * normal[c, 0] + v_last[j, 1] * normal[c, 1]
+                                        + v_last[j, 2] * normal[c, 2])
         shift = normal[c, 0] * move[c, 0] + normal[c, 1] * move[c, 1] + normal[c, 2] * move[c, 2]
         reach = margin + slop if normal_force[point[c]] > 0.0 else margin
         if k > 0.0 and max(gap[c], -slop) - shift + dt * u < reach:
             keep[c] = True
             kappa[c] = STIFFNESS / k
             r0[c] = max(gap[c], -slop) - shift
+            pressing[c] = normal_force[point[c]] > 0.0 or r0[c] + dt * u_last < margin
             for s in range(S):
                 j = node[c, s]
                 if j >= 0:
@@ -53,7 +62,7 @@ def predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, normal_for
             if j >= 0 and load[j] > 0.0 and inv_mass[j] > 0.0:
                 scale = min(scale, NODE_STIFFNESS / (inv_mass[j] * load[j]))
         kappa[c] *= scale
-    return keep, kappa, r0
+    return keep, kappa, r0, pressing
 
 
 @njit(cache=True)

@@ -403,13 +403,16 @@ class ContactStage:
         # push puts energy in (a Suzanne resting on a floor kept bouncing when pushed at max_correction_speed). Its
         # multiplier carries the load (warm-started from the last step), so a resting point sits on the surface,
         # not sagged into it.
-        keep, kappa, r0 = predicted_rows(point, gap, normal, node, coef, move, v, inv_mass, self._memory.normal_force,
-                                         dt, self.settings.slop, self.settings.margin)
+        v_last = v if v_last is None else np.ascontiguousarray(v_last, dtype=np.float64)
+        keep, kappa, r0, pressing = predicted_rows(point, gap, normal, node, coef, move, v, v_last, inv_mass,
+                                                   self._memory.normal_force, dt, self.settings.slop,
+                                                   self.settings.margin)
         if not keep.any():
             return None
         mu = combined_friction(lay["mu"][point[keep]], mu_other[keep])
-        rows = self._memory.friction_rows(x0, v if v_last is None else v_last, dt, node[keep], coef[keep], normal[keep], r0[keep],
-                                          kappa[keep], point[keep], collider[keep], other[keep], move[keep], mu)
+        rows = self._memory.friction_rows(x0, v_last, dt, node[keep], coef[keep], normal[keep], r0[keep],
+                                          kappa[keep], pressing[keep], point[keep], collider[keep], other[keep],
+                                          move[keep], mu)
         node, coef, normal, r0, stiffness, point, collider, other, tangent, const, kappa, mu = rows
         # a point found on one side of a two-sided surface stays on it for this step's correction: one resting
         # exactly on a plane that lifts off in the solve was otherwise taken to cross it from below, and held
