@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..jit import njit
+from .distinct_points import compact_points, release_points
 from .edge_rows import contact_positions
 
 
@@ -18,18 +19,8 @@ def correction_targets(point, gap, mu, pen_point, pen_impulse, pen_tangent, pen_
     row held its point; per penalty row: whether its point has no correction row and its impulse is not 0."""
     nc = point.shape[0]
     npen = pen_point.shape[0]
-    ids = np.empty(nc + npen, np.int64)
-    k = 0
-    for p in point:
-        if slot[p] < 0:
-            slot[p] = k
-            ids[k] = p
-            k += 1
-    for p in pen_point:
-        if slot[p] < 0:
-            slot[p] = k
-            ids[k] = p
-            k += 1
+    ids = compact_points(np.concatenate((point, pen_point)), slot)
+    k = ids.shape[0]
     rows_of = np.zeros(k, np.int64)
     normal_sum = np.zeros(k)
     tangent_sum = np.zeros((k, 3))
@@ -66,9 +57,8 @@ def correction_targets(point, gap, mu, pen_point, pen_impulse, pen_tangent, pen_
     alone = np.empty(npen, np.bool_)
     for r in range(npen):
         alone[r] = rows_of[slot[pen_point[r]]] == 0 and pen_impulse[r] != 0.0
-    for i in range(k):
-        slot[ids[i]] = -1
-    return ids[:k].copy(), vmin, floor, mu_row, share, held_row, alone
+    release_points(ids, slot)
+    return ids.copy(), vmin, floor, mu_row, share, held_row, alone
 
 
 @njit(cache=True)
@@ -96,17 +86,3 @@ def correction_report(point, node, coef, normal, gap, move, x0, v, dt, lam_n, la
         penetrating = gap[c] + (normal[c, 0] * mx + normal[c, 1] * my + normal[c, 2] * mz) < deep
     ends = contact_positions(point, node, coef, x0, v, dt, num_render_points)
     return impulse, ends, penetrating
-
-
-@njit(cache=True)
-def set_side_hints(side_hint, hinted, pen_point, pen_normal, pen_tangent, point, normal):
-    """Clear the side hints of the points `hinted`; set those of the normal penalty rows' points to the rows'
-    normals (a point held by its penalty rows alone keeps its side of a two-sided surface), then those of the
-    correction rows' points to theirs (a point's last row wins)."""
-    for p in hinted:
-        side_hint[p] = 0.0
-    for r in range(pen_point.shape[0]):
-        if not pen_tangent[r]:
-            side_hint[pen_point[r]] = pen_normal[r]
-    for c in range(point.shape[0]):
-        side_hint[point[c]] = normal[c]

@@ -13,16 +13,21 @@ BARY_TOLERANCE = 0.003   # a point may project this far (in barycentric units) p
 
 
 @njit(cache=True, inline="always")
-def slot_for(score, used, sc):
+def take_slot(score, used, sc):
     """The slot a candidate of score sc (lower: more urgent) takes when the best score.shape[0] are kept and
-    `used` slots are filled: the next free one, else the one of the worst kept if sc beats it, else −1."""
+    `used` slots are filled: the next free one, else the one of the worst kept if sc beats it, else −1; sc is
+    recorded in it. Returns the slot and how many slots are filled now."""
     if used < score.shape[0]:
-        return used
+        score[used] = sc
+        return used, used + 1
     k = 0
     for m in range(1, score.shape[0]):
         if score[m] > score[k]:
             k = m
-    return k if sc < score[k] else -1
+    if sc < score[k]:
+        score[k] = sc
+        return k, used
+    return -1, used
 
 
 @njit(cache=True, inline="always")
@@ -167,12 +172,9 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
                         same = m
                 if same >= 0:
                     continue
-                k = slot_for(score, used, sc)
+                k, used = take_slot(score, used, sc)
                 if k < 0:
                     continue
-                if k == used:
-                    used += 1
-                score[k] = sc
                 slot_tri[i, k] = t
                 slot_b[i, k, 0], slot_b[i, k, 1], slot_b[i, k, 2] = u, v, w
                 slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = s * nx, s * ny, s * nz

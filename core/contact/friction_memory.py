@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from ..jit import njit
+from .distinct_points import compact_points, release_points
 
 NONE, ANCHORED = 0, 1    # a point's friction state from the last step: no contact, or touching with an anchor
 
@@ -75,9 +76,10 @@ class FrictionMemory:
         tangent = np.flatnonzero(penalty.tangent)
         if len(tangent) == 0:
             return
-        force = penalty.const - penalty.kappa * penalty.residuals(displacement)
+        r = penalty.residuals(displacement)
+        force = penalty.const - penalty.kappa * r
         _drag(penalty.point, penalty.tangent, penalty.normal, penalty.collider, penalty.stiffness, penalty.mu,
-              force, penalty.residuals(displacement), self.anchor, self.pair_rel, self.slot)
+              force, r, self.anchor, self.pair_rel, self.slot)
 
 
 @njit(cache=True)
@@ -86,13 +88,8 @@ def _drag(point, tangent, direction, collider, stiffness, mu, force, r, anchor, 
     tangential offset (its friction rows' values r along their directions) beyond μ Σ f_n / κ (force: the rows'
     forces times dt², the normal rows' summed per point)."""
     n = point.shape[0]
-    ids = np.empty(n, np.int64)
-    k = 0
-    for c in range(n):
-        if slot[point[c]] < 0:
-            slot[point[c]] = k
-            ids[k] = point[c]
-            k += 1
+    ids = compact_points(point, slot)
+    k = ids.shape[0]
     fn = np.zeros(k)
     u = np.zeros((k, 3))
     cap = np.zeros(k)
@@ -106,9 +103,9 @@ def _drag(point, tangent, direction, collider, stiffness, mu, force, r, anchor, 
             u[q, d] += r[c] * direction[c, d]
         cap[q] = mu[c] / stiffness[c] if stiffness[c] > 0.0 else 0.0
         on_collider[q] = collider[c] >= 0
+    release_points(ids, slot)
     for q in range(k):
         p = ids[q]
-        slot[p] = -1
         length = math.sqrt(u[q, 0] ** 2 + u[q, 1] ** 2 + u[q, 2] ** 2)
         reach = cap[q] * fn[q]
         if length <= reach or length == 0.0:
@@ -208,14 +205,8 @@ def _add_position(stencil_node, stencil_coef, x, out):
 def _update(point, impulse, normal, node, coef, other, x0, v, dt, point_nodes, point_weights, mode, anchor,
             normal_force, pair_node, pair_coef, pair_rel, pair_other, touched, slot):
     nc, S = node.shape
-    pts = np.empty(nc, np.int64)
-    k = 0
-    for c in range(nc):
-        p = point[c]
-        if slot[p] < 0:
-            slot[p] = k
-            pts[k] = p
-            k += 1
+    pts = compact_points(point, slot)
+    k = pts.shape[0]
     total = np.zeros((k, 3))
     normal_p = np.zeros((k, 3))
     last = np.empty(k, np.int64)
@@ -258,5 +249,5 @@ def _update(point, impulse, normal, node, coef, other, x0, v, dt, point_nodes, p
         p = pts[r]
         mode[p] = new_mode[r]
         normal_force[p] = new_force[r]
-        slot[p] = -1
-    return pts[:k].copy()
+    release_points(pts, slot)
+    return pts.copy()

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..fem import mat3
 from ..jit import njit
+from .distinct_points import compact_points, release_points
 
 STIFFNESS = 100.0        # κ of a row, in units of the row's effective mass; the MPRGP correction removes the rest
 NODE_STIFFNESS = 400.0   # cap on all rows' share of a node's diagonal block, in units of the node's mass
@@ -198,14 +199,8 @@ def _augment(point, tangent, stiffness, kappa, const, r, mu, slot):
     between pressing and released, and the largest violation left in metres (a pressing normal row's
     distance from its surface; a friction row's force change over κ)."""
     n = point.shape[0]
-    ids = np.empty(n, np.int64)
-    k = 0
-    for c in range(n):
-        p = point[c]
-        if slot[p] < 0:
-            slot[p] = k
-            ids[k] = p
-            k += 1
+    ids = compact_points(point, slot)
+    k = ids.shape[0]
     fn = np.zeros(k)
     slide = np.zeros(k)
     changed = False
@@ -237,8 +232,7 @@ def _augment(point, tangent, stiffness, kappa, const, r, mu, slot):
             spring = stiffness[c] if length * stiffness[c] <= cap else cap / length
         worst = max(worst, abs(spring - kappa[c]) * length / stiffness[c])
         kappa[c] = spring
-    for i in range(k):
-        slot[ids[i]] = -1
+    release_points(ids, slot)
     return changed, worst
 
 

@@ -18,7 +18,8 @@ def _all_against_all(stage, x0, v, dt, margin):
     lay, s = stage._layout, stage.settings
     p0 = point_positions(x0, lay["nodes"], lay["weights"], 0.0, v)
     p1 = point_positions(x0, lay["nodes"], lay["weights"], dt, v)
-    reach = lambda thick, onesided: thick + margin + np.where(onesided, s.search_depth, stage._below_open())  # noqa
+    below_open = stage._sides.below_open(s)
+    reach = lambda thick, onesided: thick + margin + np.where(onesided, s.search_depth, below_open)  # noqa
     sets = []
     live = [c for c in stage.colliders if len(c.triangles)]
     if live:
@@ -43,7 +44,7 @@ def _all_against_all(stage, x0, v, dt, margin):
         bvh.refit(v0, v1, reach(thick, onesided))
         slot_tri = np.empty((n, K), np.int64)
         detect(p0, p1, np.arange(n), lay["group"], v0, v1, tris, np.zeros((0, 3)), group, thick, onesided, bvh.left,
-               bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi, margin, s.search_depth, stage._side_hint,
+               bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi, margin, s.search_depth, stage._sides.hint,
                slot_tri, np.empty((n, K, 3)), np.empty((n, K, 3)), np.empty((n, K)))
         for i, t in zip(*np.nonzero(slot_tri >= 0)):
             tri = slot_tri[i, t]
@@ -52,7 +53,7 @@ def _all_against_all(stage, x0, v, dt, margin):
 
 
 def _stage_contacts(stage, x0, v, dt, margin):
-    _, rows = stage._gather(x0, v, dt, 0.0, 1.0, margin)
+    rows = stage._gather(x0, v, dt, 0.0, 1.0, margin)
     found = set()
     for cand, _, _, _, _, collider, other in rows:
         lay = stage._layout
@@ -119,7 +120,8 @@ def test_body_resting_on_colliders_finds_every_contact():
     x0 = ball.nodes
     v = np.tile([0.05, 0.0, -9.81 * DT], (len(x0), 1))
     _compare(stage, x0, v, [ball.num_nodes], expect_collider=True)
-    assert stage._below_open() == stage.settings.search_depth   # the ball started 2 mm into the open plane
+    # the ball started 2 mm into the open plane
+    assert stage._sides.below_open(stage.settings) == stage.settings.search_depth
 
 
 def test_bodies_with_negative_embedding_weights_find_every_contact():
