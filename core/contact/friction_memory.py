@@ -73,8 +73,7 @@ class FrictionMemory:
         beyond μ f_n / κ slid; its anchor is dragged to that distance behind it (from where the step's rows had
         it: calling this again for the same step gives the same anchors)."""
         self.anchor[...], self.pair_rel[...] = self._start
-        tangent = np.flatnonzero(penalty.tangent)
-        if len(tangent) == 0:
+        if not penalty.tangent.any():
             return
         r = penalty.residuals(displacement)
         force = penalty.const - penalty.kappa * r
