@@ -1,12 +1,16 @@
 """Optional dependencies: numba's cache folder, and a lazy import of the simulator that reports what is missing."""
 import importlib
 import importlib.util
+import json
 import os
 import shutil
+import sys
 
 # The extension's root package ("bl_ext.user_default.softfem" inside Blender); core is its subpackage.
 ROOT_PACKAGE = __package__.rpartition(".")[0]
 _REQUIRED = ("numpy", "scipy", "numba")
+# The kernels the build compiled for this platform (only in a package built on it; see core/prebuilt_cache.py).
+PREBUILT_FOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "prebuilt_kernels")
 
 _core = None
 _load_error = None
@@ -14,12 +18,14 @@ _own_cache = None   # numba's cache folder when the add-on chose it (not a devel
 
 
 def configure_numba_cache():
-    """Point numba's on-disk cache at the extension's writable user folder, before numba is imported.
+    """Point numba's on-disk cache at the extension's writable user folder, before numba is imported; and when the
+    package has prebuilt kernels, have numba target the CPU they were built for (a generic one) so they load.
 
-    An NUMBA_CACHE_DIR already set in the environment (developers, CI) is kept.
+    An NUMBA_CACHE_DIR already set in the environment (developers, CI) is kept, and the prebuilt kernels unused.
     """
     if "NUMBA_CACHE_DIR" in os.environ:
         return os.environ["NUMBA_CACHE_DIR"]
+    _target_prebuilt_cpu()
     try:
         import bpy
         base = bpy.utils.extension_path_user(ROOT_PACKAGE, create=True)
@@ -32,6 +38,20 @@ def configure_numba_cache():
     os.environ["NUMBA_CACHE_DIR"] = folder
     _own_cache = folder
     return folder
+
+
+def _target_prebuilt_cpu():
+    """NUMBA_CPU_NAME set to the prebuilt kernels' CPU when they were built for this package name (the repository
+    Blender installed the extension into is part of it) and numba is not imported yet (else they cannot load, and
+    the kernels compiled on first use must match the numba already running, so nothing is set)."""
+    try:
+        with open(os.path.join(PREBUILT_FOLDER, "prebuilt.json"), encoding="utf-8") as fh:   # core.prebuilt_cache
+            marker = json.load(fh)
+        cpu_name, package = marker.get("cpu_name"), marker.get("package")
+    except (OSError, ValueError, AttributeError):
+        return
+    if cpu_name and package == ROOT_PACKAGE + ".core" and "numba" not in sys.modules:
+        os.environ.setdefault("NUMBA_CPU_NAME", cpu_name)
 
 
 def prune_stale_caches(folder, current):

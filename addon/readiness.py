@@ -30,7 +30,7 @@ from . import dependencies
 
 _lock = threading.Lock()
 _thread = None
-_state = {"ready": False, "error": None, "cold": None, "started": None, "seconds": None,
+_state = {"ready": False, "error": None, "cold": None, "prebuilt": False, "started": None, "seconds": None,
           "total": 0, "compiled": set()}   # kernels in core; kernels the children have compiled so far
 _children = []
 _POLL = 0.5  # seconds between progress updates in the UI
@@ -62,6 +62,8 @@ def _prepare():
         return
     try:
         warmup = importlib.import_module(core.__name__ + ".warmup")
+        _state["prebuilt"] = importlib.import_module(core.__name__ + ".prebuilt_cache").install(
+            dependencies.PREBUILT_FOLDER)
         _state["cold"] = warmup.cold()
         if _state["cold"]:
             _compile_in_children(core, warmup.PARTS)
@@ -129,6 +131,11 @@ def ready():
 def error():
     """One line saying why the solver could not be prepared, or None."""
     return _state["error"] or dependencies.problem()
+
+
+def prebuilt():
+    """Whether the kernels were copied from the package's prebuilt cache (nothing compiled on first use)."""
+    return _state["prebuilt"]
 
 
 def seconds():

@@ -9,6 +9,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba  # noqa: E402
 from numba import njit, prange  # noqa: E402,F401  (re-exported for the kernels)
+from numba.core import caching  # noqa: E402
 
 __all__ = ["njit", "prange", "threads_for"]
 
@@ -29,11 +30,38 @@ def threads_for(num_tets):
         numba.set_num_threads(before)
 
 
+_ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+class CoreCacheLocator(getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator):
+    """Core's kernels cached in CACHE_DIR under their folder's path inside core, where numba would use a hash of
+    its absolute path: a cache compiled elsewhere (the prebuilt one a package ships) is found wherever core is
+    installed. Functions outside core are left to numba's own locators."""
+
+    @classmethod
+    def get_suitable_cache_subpath(cls, py_file):
+        folder = os.path.relpath(os.path.dirname(os.path.abspath(py_file)), _ROOT)
+        return "core" if folder == os.curdir else "core_" + folder.replace(os.sep, "_")
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.abspath(py_file).startswith(_ROOT + os.sep):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+_locators = (getattr(caching, "CacheImpl", None) or caching._CacheImpl)._locator_classes
+if not any(getattr(c, "__module__", None) == __name__ for c in _locators):
+    _locators.insert(0, CoreCacheLocator)
+
+
 def sources_fingerprint():
-    """A hash of every core source file: numba's cache only checks the file a kernel is defined in,
-    so a changed kernel that another module's kernel calls would otherwise keep its stale machine code."""
-    root = os.path.dirname(os.path.abspath(__file__))
-    digest = hashlib.sha1()
+    """A hash of core's package name and of every core source file: numba's cache only checks the file a kernel
+    is defined in, so a changed kernel that another module's kernel calls would otherwise keep its stale machine
+    code; and a cached kernel imports its module by name when loaded, so core imported under another name (the
+    tests' `core`, Blender's `bl_ext.user_default.softfem.core`) needs kernels of its own."""
+    root = _ROOT
+    digest = hashlib.sha1(__name__.encode())
     for folder, subfolders, files in os.walk(root):
         subfolders.sort()
         for name in sorted(files):

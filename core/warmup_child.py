@@ -1,10 +1,12 @@
-"""Run as a script in a child process (python core/warmup_child.py PACKAGE [PART]): core's warm-up, on stdout.
+"""Run as a script in a child process (python core/warmup_child.py PACKAGE [PART [PREBUILT]]): core's warm-up.
 
 The add-on starts it so that numba compiles outside Blender's process: it loads this folder's core under the
 name it has in Blender (PACKAGE, e.g. bl_ext.user_default.softfem.core) from the same source files, so the
 kernels it writes to numba's disk cache are the ones Blender's process then loads; it runs
 the warm-up and prints "total N", then "kernel NAME" for each kernel once it is compiled or loaded, then "done".
-It never imports bpy; NUMBA_CACHE_DIR comes from the parent's environment.
+It never imports bpy; NUMBA_CACHE_DIR comes from the parent's environment. With PREBUILT (scripts/build.py, once
+the cache is complete), it then lays out the cache as a package's prebuilt one in that folder, and fails if the
+warm-up had to compile anything (the cache would be incomplete).
 """
 import importlib
 import importlib.util
@@ -45,7 +47,7 @@ def _report(warmup, finished):
             return
 
 
-def main(package, part="all"):
+def main(package, part="all", prebuilt=None):
     core = _load_core(package)
     warmup = importlib.import_module(core.__name__ + ".warmup")
     print("total", len(warmup.kernels()), flush=True)
@@ -57,8 +59,12 @@ def main(package, part="all"):
     finally:
         finished.set()
         reporter.join()
+    if prebuilt:
+        if warmup.compiled_here():
+            sys.exit(f"the cache was incomplete: {warmup.compiled_here()} kernels compiled here")
+        importlib.import_module(core.__name__ + ".prebuilt_cache").write(prebuilt)
     print("done", flush=True)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

@@ -1,4 +1,5 @@
-"""Build the SoftFEM extension zips: bundle the dependency wheels per platform, run Blender's blender_ext.py build."""
+"""Build the SoftFEM extension zips: bundle the dependency wheels per platform, compile the kernels for this
+platform's package (its prebuilt cache), run Blender's blender_ext.py build."""
 import argparse
 import glob
 import importlib.util
@@ -8,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 
@@ -18,6 +20,10 @@ STAGE = os.path.join(BUILD, "stage")
 DIST = os.path.join(REPO, "dist")
 PACKAGE_PATHS = ("__init__.py", "blender_manifest.toml", "core", "addon", "operators", "panels")
 BUNDLED = ("scipy", "numba", "llvmlite")  # never numpy: Blender ships it
+PREBUILT = "prebuilt_kernels"   # the package's prebuilt kernel cache (core/prebuilt_cache.py)
+# The name Blender imports an extension installed from a file under: numba's cached kernels import their module by
+# this name, so the prebuilt ones are compiled under it (installed elsewhere, the add-on compiles its own).
+INSTALLED_PACKAGE = "bl_ext.user_default.softfem"
 PYTHON_VERSION = "3.11"  # Blender 4.2-5.0
 
 # Blender platform -> pip `--platform` tags. pip also accepts older manylinux/macOS tags than the ones given.
@@ -135,28 +141,48 @@ def stage(platforms, wheel_paths):
     write_stage_manifest(platforms, sorted(names))
 
 
+def prebuild_kernels():
+    """Compile core's kernels into build/stage/prebuilt_kernels for a generic CPU of this platform, as the installed
+    add-on's core: the add-on's warm-up children (core/warmup_child.py, under the installed package name, in
+    parallel), then one more that must find everything cached and lays the cache out with its marker."""
+    child = [sys.executable, os.path.join(STAGE, "core", "warmup_child.py"), INSTALLED_PACKAGE + ".core"]
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, NUMBA_CPU_NAME="generic")
+        env.pop("NUMBA_CPU_FEATURES", None)   # generic's default: none, so the kernels run on any CPU of the platform
+        parts = ("all", "simulation")
+        compiling = [subprocess.Popen(child + [part], env=env, stdout=subprocess.DEVNULL) for part in parts]
+        if any(p.wait() for p in compiling):
+            sys.exit("compiling the prebuilt kernels failed")
+        subprocess.run(child + ["all", os.path.join(STAGE, PREBUILT)], env=env, stdout=subprocess.DEVNULL, check=True)
+
+
+def build_one(plat, pins, tool):
+    """Stage and build one platform's zip into dist/ (with prebuilt kernels when it is this machine's platform and
+    its numba is the one installed here); return its path."""
+    stage([plat], wheels_for(plat, pins))
+    if plat == host_platform() and plat not in PIN_OVERRIDES:
+        start = time.perf_counter()
+        prebuild_kernels()
+        print(f"  prebuilt kernels for {plat} in {time.perf_counter() - start:.0f} s", flush=True)
+    with open(os.path.join(STAGE, "blender_manifest.toml"), "rb") as fh:
+        manifest = tomllib.load(fh)
+    path = os.path.join(DIST, f"{manifest['id']}-{manifest['version']}-{plat.replace('-', '_')}.zip")
+    if os.path.exists(path):
+        os.remove(path)
+    subprocess.run([sys.executable, tool, "build", "--source-dir", STAGE, "--output-dir", DIST, "--split-platforms"],
+                   check=True)
+    if not os.path.isfile(path):
+        sys.exit(f"blender_ext.py build did not write {path}")
+    subprocess.run([sys.executable, tool, "validate", path], check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
 def build(platforms):
     """Build one zip per platform into dist/; return their paths."""
     pins = dev_pins()
-    wheel_paths = []
-    for plat in platforms:
-        wheel_paths += wheels_for(plat, pins)
-    stage(platforms, wheel_paths)
     os.makedirs(DIST, exist_ok=True)
-    with open(os.path.join(STAGE, "blender_manifest.toml"), "rb") as fh:
-        manifest = tomllib.load(fh)
-    zips = [os.path.join(DIST, f"{manifest['id']}-{manifest['version']}-{p.replace('-', '_')}.zip") for p in platforms]
-    for path in zips:
-        if os.path.exists(path):
-            os.remove(path)
     tool = blender_ext_script()
-    subprocess.run([sys.executable, tool, "build", "--source-dir", STAGE, "--output-dir", DIST, "--split-platforms"],
-                   check=True)
-    for path in zips:
-        if not os.path.isfile(path):
-            sys.exit(f"blender_ext.py build did not write {path}")
-        subprocess.run([sys.executable, tool, "validate", path], check=True, stdout=subprocess.DEVNULL)
-    return zips
+    return [build_one(plat, pins, tool) for plat in platforms]
 
 
 def parse_platforms(value):

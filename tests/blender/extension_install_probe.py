@@ -153,6 +153,11 @@ def main(zip_path):
     result["stale_kernels_left"] = os.path.exists(stale)
     result["kernel_folders"] = sorted(os.listdir(result["numba_cache_dir"]))
     result["core_kernel_folder"] = os.path.basename(numba.config.CACHE_DIR)
+    readiness = sys.modules[MODULE].addon.readiness
+    result["solver_ready"] = readiness.wait(timeout=900, report=None)
+    result["solver_seconds"] = readiness.seconds()
+    result["prebuilt_kernels_used"] = readiness.prebuilt()
+    result["kernels_compiled_in_blender"] = core.warmup.compiled_here()
     unit_tet = core.TetMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 1, 2, 3]])
     result["core_file"] = os.path.realpath(core.__file__)
     result["core_unit_tet_volume"] = float(unit_tet.volumes()[0])

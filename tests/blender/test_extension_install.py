@@ -73,6 +73,13 @@ def test_bundled_wheels_are_installed_and_numba_runs_from_them(probe):
     assert abs(probe["core_unit_tet_volume"] - 1.0 / 6.0) < 1e-12
 
 
+def test_the_package_prepares_the_solver_from_its_prebuilt_kernels_compiling_nothing(probe):
+    # scripts/build.py compiles this platform's kernels into the zip; a fresh user folder gets them copied
+    assert probe["solver_ready"] and probe["prebuilt_kernels_used"]
+    assert probe["kernels_compiled_in_blender"] == 0
+    print(f"solver ready {probe['solver_seconds']:.1f} s after enabling, from the prebuilt kernels")
+
+
 def test_numba_cache_goes_to_the_user_folder_not_the_installed_extension(probe):
     assert probe["numba_cache_dir"], "numba's cache folder was left to its default (beside the installed sources)"
     assert under(probe["numba_cache_dir"], probe["user_dir"])
