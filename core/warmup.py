@@ -41,15 +41,22 @@ def compiled_here():
     return sum(1 for k in kernels() if sum(k.stats.cache_misses.values()))
 
 
+COMPLETE = "warm-up-complete"   # written into numba's cache folder once every kernel of the warm-up is in it
+
+
 def cold():
-    """True when numba's cache folder for this version of core holds no compiled kernel yet (first run)."""
+    """True until numba's cache folder for this version of core holds every kernel the warm-up uses (a session
+    stopped mid-compile leaves some: the next one compiles the rest in the background, not in Blender's thread)."""
     folder = numba.config.CACHE_DIR
-    if not folder or not os.path.isdir(folder):
-        return True
-    for _root, _dirs, files in os.walk(folder):
-        if any(f.endswith(".nbi") for f in files):
-            return False
-    return True
+    return not folder or not os.path.isfile(os.path.join(folder, COMPLETE))
+
+
+def mark_complete():
+    """Record that the cache holds every kernel (after a whole warm-up ran here without error)."""
+    if numba.config.CACHE_DIR:
+        os.makedirs(numba.config.CACHE_DIR, exist_ok=True)
+        with open(os.path.join(numba.config.CACHE_DIR, COMPLETE), "w", encoding="utf-8"):
+            pass
 
 
 def _tetrahedralize():
@@ -102,9 +109,12 @@ def _simulate(cage, conforming):
 
 
 def run(part="all"):
-    """Compile or load, in this thread, every kernel the add-on's scenes use (part "all"), or the simulation's
-    alone (part "simulation", on boxed meshes: no geometry kernels); returns the warm-up World."""
+    """Compile or load, in this thread, every kernel the add-on's scenes use (part "all", then marked complete in
+    the cache), or the simulation's alone (part "simulation", on boxed meshes: no geometry kernels); returns the
+    warm-up World."""
     if part == "simulation":
         v, f = icosphere(1, 0.25, (0.0, 0.0, 0.0))
         return _simulate(_boxed(v, f), _boxed(0.6 * v, f))
-    return _simulate(*_tetrahedralize())
+    world = _simulate(*_tetrahedralize())
+    mark_complete()
+    return world
