@@ -1,0 +1,192 @@
+"""Hyperelastic tets (StVK, neo-Hookean, Mooney–Rivlin): forces, energies and PSD-projected stiffness from the
+principal stretches of the signed SVD, one kernel per operation dispatching on the tet's material code.
+
+Per tet e: F = Ds Gₑ = U diag(σ) Vᵀ (svd3.signed_svd: an inverted tet has σ₂ < 0). The energy Ψ(σ) of the
+material (core.fem.materials; coefficients per tet already times the volume) is evaluated at σ̂ = max(σ, σ_min)
+and extended to first order below the floor, Ψ̃(σ) = Ψ(σ̂) + Σ_{clamped i} ∂ᵢΨ(σ̂)(σᵢ − σ_min), so an inverted or
+collapsed tet has a finite energy whose gradient pushes it back out (Irving, Teran, Fedkiw 2004); the force is
+the exact −∂Ψ̃/∂x. The stiffness is the Hessian of Ψ at U diag(σ̂) Vᵀ written in its eigenmodes (Teran, Sifakis,
+Irving, Fedkiw 2005): the 3×3 principal-stretch block ∂²Ψ/∂σᵢ∂σⱼ (modes U diag(q) Vᵀ) and for each pair i < j
+a stretch-shear mode (uᵢvⱼᵀ + uⱼvᵢᵀ)/√2 with (∂ᵢΨ − ∂ⱼΨ)/(σᵢ − σⱼ) and a twist mode (uᵢvⱼᵀ − uⱼvᵢᵀ)/√2 with
+(∂ᵢΨ + ∂ⱼΨ)/(σᵢ + σⱼ); negative eigenvalues are clamped at 0, so every Kₑ (12×12, stored per tet) is PSD.
+"""
+import math
+
+from ..jit import njit, prange
+from . import mat3
+from .corotational import _node, _scatter
+from .dapd import edge_matrix
+from .materials import MOONEY_RIVLIN, NEO_HOOKEAN, mooney_rivlin, neo_hookean, stvk
+from .svd3 import signed_svd, sym_eigen
+
+# Principal stretches below this are clamped for the stress (the energy continues linearly).
+STRETCH_FLOOR = 0.3
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+
+
+@njit(inline="always", cache=True)
+def _derivatives(code, s0, s1, s2, params, e):
+    a, b, c = params[e, 0], params[e, 1], params[e, 2]
+    if code == NEO_HOOKEAN:
+        return neo_hookean.derivatives(s0, s1, s2, a, b, c)
+    if code == MOONEY_RIVLIN:
+        return mooney_rivlin.derivatives(s0, s1, s2, a, b, c)
+    return stvk.derivatives(s0, s1, s2, a, b, c)
+
+
+@njit(inline="always", cache=True)
+def _deformation(x, tets, gm, e):
+    return mat3.mul(edge_matrix(_node(x, tets[e, 0]), _node(x, tets[e, 1]), _node(x, tets[e, 2]),
+                                _node(x, tets[e, 3])), mat3.load(gm, e))
+
+
+@njit(inline="always", cache=True)
+def _usv(u, s0, s1, s2, v):
+    """U diag(s) Vᵀ."""
+    return (u[0] * s0 * v[0] + u[1] * s1 * v[1] + u[2] * s2 * v[2], u[0] * s0 * v[3] + u[1] * s1 * v[4] + u[2] * s2 * v[5],
+            u[0] * s0 * v[6] + u[1] * s1 * v[7] + u[2] * s2 * v[8], u[3] * s0 * v[0] + u[4] * s1 * v[1] + u[5] * s2 * v[2],
+            u[3] * s0 * v[3] + u[4] * s1 * v[4] + u[5] * s2 * v[5], u[3] * s0 * v[6] + u[4] * s1 * v[7] + u[5] * s2 * v[8],
+            u[6] * s0 * v[0] + u[7] * s1 * v[1] + u[8] * s2 * v[2], u[6] * s0 * v[3] + u[7] * s1 * v[4] + u[8] * s2 * v[5],
+            u[6] * s0 * v[6] + u[7] * s1 * v[7] + u[8] * s2 * v[8])
+
+
+@njit(cache=True)
+def _evaluate_tet(x, tets, gm, code, params, buf, energy, e, forces):
+    u, s, v = signed_svd(_deformation(x, tets, gm, e))
+    c0, c1, c2 = max(s[0], STRETCH_FLOOR), max(s[1], STRETCH_FLOOR), max(s[2], STRETCH_FLOOR)
+    psi, g0, g1, g2, h00, h11, h22, h01, h02, h12 = _derivatives(code[e], c0, c1, c2, params, e)
+    d0, d1, d2 = s[0] - c0, s[1] - c1, s[2] - c2          # nonzero (negative) where clamped
+    energy[e] = psi + g0 * d0 + g1 * d1 + g2 * d2
+    if forces:
+        p0 = g0 + (h01 * d1 + h02 * d2 if d0 == 0.0 else 0.0)
+        p1 = g1 + (h01 * d0 + h12 * d2 if d1 == 0.0 else 0.0)
+        p2 = g2 + (h02 * d0 + h12 * d1 if d2 == 0.0 else 0.0)
+        _scatter(buf, e, _usv(u, -p0, -p1, -p2, v), mat3.load(gm, e))
+
+
+@njit(parallel=True, cache=True)
+def evaluate(x, tets, gm, code, params, buf, energy, forces):
+    """Energy of every hyperelastic tet (code > 0) into energy (M,) and, if `forces`, its nodal forces into buf
+    (M, 4, 3); corotated tets are left alone."""
+    for e in prange(tets.shape[0]):
+        if code[e] != 0:
+            _evaluate_tet(x, tets, gm, code, params, buf, energy, e, forces)
+
+
+@njit(inline="always", cache=True)
+def _add_mode(ke, e, lam, w, g):
+    """Kₑ += λ z zᵀ with z = Bᵀ vec(W) (z[3a + i] = Σⱼ Wᵢⱼ gₐⱼ, g₀ = −g₁ − g₂ − g₃)."""
+    z1 = (w[0] * g[0] + w[1] * g[1] + w[2] * g[2], w[3] * g[0] + w[4] * g[1] + w[5] * g[2],
+          w[6] * g[0] + w[7] * g[1] + w[8] * g[2])
+    z2 = (w[0] * g[3] + w[1] * g[4] + w[2] * g[5], w[3] * g[3] + w[4] * g[4] + w[5] * g[5],
+          w[6] * g[3] + w[7] * g[4] + w[8] * g[5])
+    z3 = (w[0] * g[6] + w[1] * g[7] + w[2] * g[8], w[3] * g[6] + w[4] * g[7] + w[5] * g[8],
+          w[6] * g[6] + w[7] * g[7] + w[8] * g[8])
+    z = (-(z1[0] + z2[0] + z3[0]), -(z1[1] + z2[1] + z3[1]), -(z1[2] + z2[2] + z3[2]),
+         z1[0], z1[1], z1[2], z2[0], z2[1], z2[2], z3[0], z3[1], z3[2])
+    for r in range(12):
+        lz = lam * z[r]
+        for c in range(12):
+            ke[e, r, c] += lz * z[c]
+
+
+@njit(inline="always", cache=True)
+def _pair(u, v, i, j, sign):
+    """(uᵢvⱼᵀ + sign·uⱼvᵢᵀ)/√2 (uᵢ, vᵢ the columns)."""
+    k = _INV_SQRT2
+    return (k * (u[i] * v[j] + sign * u[j] * v[i]), k * (u[i] * v[3 + j] + sign * u[j] * v[3 + i]),
+            k * (u[i] * v[6 + j] + sign * u[j] * v[6 + i]), k * (u[3 + i] * v[j] + sign * u[3 + j] * v[i]),
+            k * (u[3 + i] * v[3 + j] + sign * u[3 + j] * v[3 + i]), k * (u[3 + i] * v[6 + j] + sign * u[3 + j] * v[6 + i]),
+            k * (u[6 + i] * v[j] + sign * u[6 + j] * v[i]), k * (u[6 + i] * v[3 + j] + sign * u[6 + j] * v[3 + i]),
+            k * (u[6 + i] * v[6 + j] + sign * u[6 + j] * v[6 + i]))
+
+
+@njit(inline="always", cache=True)
+def _shear(gi, gj, si, sj, hii, hij):
+    """(∂ᵢΨ − ∂ⱼΨ)/(σᵢ − σⱼ), its limit ∂ᵢᵢΨ − ∂ᵢⱼΨ at σᵢ = σⱼ."""
+    if abs(si - sj) > 1e-6 * (si + sj):
+        return (gi - gj) / (si - sj)
+    return hii - hij
+
+
+@njit(cache=True)
+def _stiffness_tet(x, tets, gm, code, params, ke, e, project):
+    """Kₑ (12×12) into ke[e]; returns whether a stretch was clamped."""
+    u, s, v = signed_svd(_deformation(x, tets, gm, e))
+    c0, c1, c2 = max(s[0], STRETCH_FLOOR), max(s[1], STRETCH_FLOOR), max(s[2], STRETCH_FLOOR)
+    psi, g0, g1, g2, h00, h11, h22, h01, h02, h12 = _derivatives(code[e], c0, c1, c2, params, e)
+    g = mat3.load(gm, e)
+    for r in range(12):
+        for c in range(12):
+            ke[e, r, c] = 0.0
+    lam, q = sym_eigen(h00, h11, h22, h01, h02, h12)
+    for k in range(3):
+        if lam[k] > 0.0 or not project:
+            _add_mode(ke, e, lam[k], _usv(u, q[k], q[3 + k], q[6 + k], v), g)
+    for i, j, gi, gj, si, sj, hii, hij in ((0, 1, g0, g1, c0, c1, h00, h01), (0, 2, g0, g2, c0, c2, h00, h02),
+                                           (1, 2, g1, g2, c1, c2, h11, h12)):
+        shear = _shear(gi, gj, si, sj, hii, hij)
+        if shear > 0.0 or not project:
+            _add_mode(ke, e, shear, _pair(u, v, i, j, 1.0), g)
+        twist = (gi + gj) / (si + sj)
+        if twist > 0.0 or not project:
+            _add_mode(ke, e, twist, _pair(u, v, i, j, -1.0), g)
+    return s[2] < STRETCH_FLOOR
+
+
+@njit(parallel=True, cache=True)
+def update_stiffness(x, tets, gm, code, params, ke, clamped, project):
+    """ke[e] = Kₑ (PSD-projected if `project`) and clamped[e] = whether σ₂ was clamped, for every hyperelastic tet."""
+    for e in prange(tets.shape[0]):
+        if code[e] != 0:
+            clamped[e] = _stiffness_tet(x, tets, gm, code, params, ke, e, project)
+
+
+@njit(cache=True)
+def _product_tet(p, tets, ke, s, buf, e):
+    for a in range(4):
+        for i in range(3):
+            acc = 0.0
+            for b in range(4):
+                n = tets[e, b]
+                for k in range(3):
+                    acc += ke[e, 3 * a + i, 3 * b + k] * p[n, k]
+            buf[e, a, i] = s * acc
+
+
+@njit(parallel=True, cache=True)
+def tet_products(p, tets, code, ke, scale, buf, e0, e1):
+    """buf[e] = scaleₑ Kₑ pₑ for the hyperelastic tets e0 ≤ e < e1."""
+    for e in prange(e0, e1):
+        if code[e] != 0:
+            _product_tet(p, tets, ke, scale[e], buf, e)
+
+
+@njit(cache=True)
+def _add_row(n, node_ptr, node_ent, blocks, row_ptr, diag, code, ke, scale, mass_term, data, clear):
+    if clear:
+        for k in range(row_ptr[n], row_ptr[n + 1]):
+            for i in range(3):
+                for j in range(3):
+                    data[k, i, j] = 0.0
+        for i in range(3):
+            data[diag[n], i, i] = mass_term[n]
+    for k in range(node_ptr[n], node_ptr[n + 1]):
+        ent = node_ent[k]
+        e, a = ent >> 2, ent & 3
+        if code[e] == 0:
+            continue
+        s = scale[e]
+        for b in range(4):
+            blk = blocks[e, a, b]
+            for i in range(3):
+                for j in range(3):
+                    data[blk, i, j] += s * ke[e, 3 * a + i, 3 * b + j]
+
+
+@njit(parallel=True, cache=True)
+def add_blocks(node_ptr, node_ent, blocks, row_ptr, diag, code, ke, scale, mass_term, data, clear):
+    """Add Σ scaleₑ Kₑ of the hyperelastic tets into the block rows `data` (nnzb, 3, 3), one node row per thread;
+    with `clear` the rows are first set to diag(mass_term) ⊗ I."""
+    for n in prange(node_ptr.shape[0] - 1):
+        _add_row(n, node_ptr, node_ent, blocks, row_ptr, diag, code, ke, scale, mass_term, data, clear)
