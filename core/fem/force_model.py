@@ -43,6 +43,7 @@ class ForceModel:
             self._clamped = np.zeros(m, dtype=np.bool_)
             self._scratch = np.empty(m)
             self._jacobi_data = None
+            self._modulus = model.mu_v      # μV: the curvature of the energy continued below the stretch floor
 
     def update_rotations(self, state):
         """Rotations (polar / DAPD) at state.x, updating state.rot, state.witness and state.x_eval.
@@ -58,8 +59,8 @@ class ForceModel:
         self.rot = state.rot
         if self.hyperelastic:
             # the exact differential (static solve) keeps the Hessian's negative modes, like the corotational one
-            hyperelastic.update_stiffness(state.x, md.tets, md.gm, md.material_code, md.energy_params, self.ke,
-                                          self._clamped, self.mode != kernels.EXACT)
+            hyperelastic.update_stiffness(state.x, md.tets, md.gm, md.material_code, md.energy_params, self._modulus,
+                                          self.ke, self._clamped, self.mode != kernels.EXACT)
             degenerate += int(np.count_nonzero(self._clamped & self._hyper))
         return degenerate
 
@@ -70,8 +71,8 @@ class ForceModel:
         if self.corotated:
             kernels.tet_forces(x, md.tets, md.gm, self.mu_v, self.lam_v, self.rot, self.buf)
         if self.hyperelastic:
-            hyperelastic.evaluate(x, md.tets, md.gm, md.material_code, md.energy_params, self.buf, self._scratch,
-                                  True)
+            hyperelastic.evaluate(x, md.tets, md.gm, md.material_code, md.energy_params, self._modulus, self.buf,
+                                  self._scratch, True)
         kernels.gather(self.buf, md.node_ptr, md.node_ent, out)
         return out
 
@@ -94,7 +95,8 @@ class ForceModel:
         if self.corotated:
             kernels.tet_energies(x, md.tets, md.gm, self.mu_v, self.lam_v, self.rot, out)
         if self.hyperelastic:
-            hyperelastic.evaluate(x, md.tets, md.gm, md.material_code, md.energy_params, self.buf, out, False)
+            hyperelastic.evaluate(x, md.tets, md.gm, md.material_code, md.energy_params, self._modulus, self.buf, out,
+                                  False)
         return out
 
     def tet_products(self, p, tet_scale, tets=None):

@@ -3,12 +3,19 @@ principal stretches of the signed SVD, one kernel per operation dispatching on t
 
 Per tet e: F = Ds Gₑ = U diag(σ) Vᵀ (svd3.signed_svd: an inverted tet has σ₂ < 0). The energy Ψ(σ) of the
 material (core.fem.materials; coefficients per tet already times the volume) is evaluated at σ̂ = max(σ, σ_min)
-and extended to first order below the floor, Ψ̃(σ) = Ψ(σ̂) + Σ_{clamped i} ∂ᵢΨ(σ̂)(σᵢ − σ_min), so an inverted or
-collapsed tet has a finite energy whose gradient pushes it back out (Irving, Teran, Fedkiw 2004); the force is
-the exact −∂Ψ̃/∂x. The stiffness is the Hessian of Ψ at U diag(σ̂) Vᵀ written in its eigenmodes (Teran, Sifakis,
-Irving, Fedkiw 2005): the 3×3 principal-stretch block ∂²Ψ/∂σᵢ∂σⱼ (modes U diag(q) Vᵀ) and for each pair i < j
-a stretch-shear mode (uᵢvⱼᵀ + uⱼvᵢᵀ)/√2 with (∂ᵢΨ − ∂ⱼΨ)/(σᵢ − σⱼ) and a twist mode (uᵢvⱼᵀ − uⱼvᵢᵀ)/√2 with
-(∂ᵢΨ + ∂ⱼΨ)/(σᵢ + σⱼ); negative eigenvalues are clamped at 0, so every Kₑ (12×12, stored per tet) is PSD.
+(Irving, Teran, Fedkiw 2004) and continued below the floor by
+    Ψ̃(σ) = Ψ(σ̂) + Σ_{clamped i} (min(∂ᵢΨ(σ̂), 0) dᵢ + ½k dᵢ²),   dᵢ = σᵢ − σ_min < 0,  k = μV,
+so the energy rises with the depth of a collapse or inversion and the force pushes the tet back out. (With slope
+∂ᵢΨ itself, a tet whose other stretches are large gains energy by inverting further, ∂ᵢΨ > 0 there: Mooney–Rivlin
+blew up so.) The force is the exact −∂Ψ̃/∂x (the energy is C¹ except where ∂ᵢΨ(σ̂) > 0 at the floor). σ_min and k
+were chosen on the scrambled-cube test (tests/core/test_hyperelastic_inversion.py, 48 seeds, 4 s): with k = μV,
+σ_min = 0.3 left 24 neo-Hookean and 30 Mooney–Rivlin cubes in folded equilibria, 0.4 two neo-Hookean ones, 0.45
+none; at 0.4 a stiffer k = 3(λ + 2μ)V folded 36 neo-Hookean cubes.
+The stiffness is the Hessian of Ψ at U diag(σ̂) Vᵀ (∂ᵢᵢΨ replaced by k for a clamped i) in its eigenmodes
+(Teran, Sifakis, Irving, Fedkiw 2005): the 3×3 principal-stretch block ∂²Ψ/∂σᵢ∂σⱼ (modes U diag(q) Vᵀ) and for each
+pair i < j a stretch-shear mode (uᵢvⱼᵀ + uⱼvᵢᵀ)/√2 with (∂ᵢΨ − ∂ⱼΨ)/(σᵢ − σⱼ) and a twist mode (uᵢvⱼᵀ − uⱼvᵢᵀ)/√2
+with (∂ᵢΨ + ∂ⱼΨ)/(σᵢ + σⱼ); negative eigenvalues are clamped at 0 (not for the "exact" differential of the static
+solve), so every Kₑ (12×12, stored per tet) is PSD.
 """
 import math
 
@@ -19,8 +26,8 @@ from .dapd import edge_matrix
 from .materials import MOONEY_RIVLIN, NEO_HOOKEAN, mooney_rivlin, neo_hookean, stvk
 from .svd3 import signed_svd, sym_eigen
 
-# Principal stretches below this are clamped for the stress (the energy continues linearly).
-STRETCH_FLOOR = 0.3
+# Principal stretches below this are clamped for the stress (the energy continues quadratically).
+STRETCH_FLOOR = 0.45
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 
@@ -51,26 +58,33 @@ def _usv(u, s0, s1, s2, v):
 
 
 @njit(cache=True)
-def _evaluate_tet(x, tets, gm, code, params, buf, energy, e, forces):
+def _evaluate_tet(x, tets, gm, code, params, modulus, buf, energy, e, forces):
     u, s, v = signed_svd(_deformation(x, tets, gm, e))
     c0, c1, c2 = max(s[0], STRETCH_FLOOR), max(s[1], STRETCH_FLOOR), max(s[2], STRETCH_FLOOR)
     psi, g0, g1, g2, h00, h11, h22, h01, h02, h12 = _derivatives(code[e], c0, c1, c2, params, e)
     d0, d1, d2 = s[0] - c0, s[1] - c1, s[2] - c2          # nonzero (negative) where clamped
-    energy[e] = psi + g0 * d0 + g1 * d1 + g2 * d2
+    # a clamped direction continues with slope min(∂ᵢΨ, 0): its ∂ᵢΨ (and ∂ⱼᵢΨ) count only where negative
+    e0 = min(g0, 0.0) if d0 < 0.0 else 0.0
+    e1 = min(g1, 0.0) if d1 < 0.0 else 0.0
+    e2 = min(g2, 0.0) if d2 < 0.0 else 0.0
+    k = 0.5 * modulus[e]
+    energy[e] = psi + (e0 + k * d0) * d0 + (e1 + k * d1) * d1 + (e2 + k * d2) * d2
     if forces:
-        p0 = g0 + (h01 * d1 + h02 * d2 if d0 == 0.0 else 0.0)
-        p1 = g1 + (h01 * d0 + h12 * d2 if d1 == 0.0 else 0.0)
-        p2 = g2 + (h02 * d0 + h12 * d1 if d2 == 0.0 else 0.0)
+        k = modulus[e]
+        w0, w1, w2 = (d0 if e0 < 0.0 else 0.0), (d1 if e1 < 0.0 else 0.0), (d2 if e2 < 0.0 else 0.0)
+        p0 = (g0 + h01 * w1 + h02 * w2) if d0 == 0.0 else e0 + k * d0
+        p1 = (g1 + h01 * w0 + h12 * w2) if d1 == 0.0 else e1 + k * d1
+        p2 = (g2 + h02 * w0 + h12 * w1) if d2 == 0.0 else e2 + k * d2
         _scatter(buf, e, _usv(u, -p0, -p1, -p2, v), mat3.load(gm, e))
 
 
 @njit(parallel=True, cache=True)
-def evaluate(x, tets, gm, code, params, buf, energy, forces):
+def evaluate(x, tets, gm, code, params, modulus, buf, energy, forces):
     """Energy of every hyperelastic tet (code > 0) into energy (M,) and, if `forces`, its nodal forces into buf
-    (M, 4, 3); corotated tets are left alone."""
+    (M, 4, 3); corotated tets are left alone. modulus (M,): k, the continuation's curvature."""
     for e in prange(tets.shape[0]):
         if code[e] != 0:
-            _evaluate_tet(x, tets, gm, code, params, buf, energy, e, forces)
+            _evaluate_tet(x, tets, gm, code, params, modulus, buf, energy, e, forces)
 
 
 @njit(inline="always", cache=True)
@@ -110,11 +124,14 @@ def _shear(gi, gj, si, sj, hii, hij):
 
 
 @njit(cache=True)
-def _stiffness_tet(x, tets, gm, code, params, ke, e, project):
+def _stiffness_tet(x, tets, gm, code, params, modulus, ke, e, project):
     """Kₑ (12×12) into ke[e]; returns whether a stretch was clamped."""
     u, s, v = signed_svd(_deformation(x, tets, gm, e))
     c0, c1, c2 = max(s[0], STRETCH_FLOOR), max(s[1], STRETCH_FLOOR), max(s[2], STRETCH_FLOOR)
     psi, g0, g1, g2, h00, h11, h22, h01, h02, h12 = _derivatives(code[e], c0, c1, c2, params, e)
+    h00 = modulus[e] if s[0] < STRETCH_FLOOR else h00
+    h11 = modulus[e] if s[1] < STRETCH_FLOOR else h11
+    h22 = modulus[e] if s[2] < STRETCH_FLOOR else h22
     g = mat3.load(gm, e)
     for r in range(12):
         for c in range(12):
@@ -135,11 +152,11 @@ def _stiffness_tet(x, tets, gm, code, params, ke, e, project):
 
 
 @njit(parallel=True, cache=True)
-def update_stiffness(x, tets, gm, code, params, ke, clamped, project):
+def update_stiffness(x, tets, gm, code, params, modulus, ke, clamped, project):
     """ke[e] = Kₑ (PSD-projected if `project`) and clamped[e] = whether σ₂ was clamped, for every hyperelastic tet."""
     for e in prange(tets.shape[0]):
         if code[e] != 0:
-            clamped[e] = _stiffness_tet(x, tets, gm, code, params, ke, e, project)
+            clamped[e] = _stiffness_tet(x, tets, gm, code, params, modulus, ke, e, project)
 
 
 @njit(cache=True)
