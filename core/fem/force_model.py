@@ -42,6 +42,8 @@ class ForceModel:
             self.ke = np.zeros((m, 12, 12))       # each hyperelastic tet's stiffness at the last update
             self._clamped = np.zeros(m, dtype=np.bool_)
             self._scratch = np.empty(m)
+            self._update_forces = np.zeros((m, 4, 3))    # hyperelastic tets' forces at the last update, at _update_x
+            self._update_x = None
             self._jacobi_data = None
             self._modulus = model.mu_v      # μV: the curvature of the energy continued below the stretch floor
 
@@ -60,7 +62,9 @@ class ForceModel:
         if self.hyperelastic:
             # the exact differential (static solve) keeps the Hessian's negative modes, like the corotational one
             hyperelastic.update_stiffness(state.x, md.tets, md.gm, md.material_code, md.energy_params, self._modulus,
-                                          self.ke, self._clamped, self.mode != kernels.EXACT)
+                                          self.ke, self._update_forces, self._scratch, self._clamped,
+                                          self.mode != kernels.EXACT)
+            self._update_x = state.x.copy()
             degenerate += int(np.count_nonzero(self._clamped & self._hyper))
         return degenerate
 
@@ -70,10 +74,16 @@ class ForceModel:
         out = np.empty_like(x) if out is None else out
         if self.corotated:
             kernels.tet_forces(x, md.tets, md.gm, self.mu_v, self.lam_v, self.rot, self.buf)
-        if self.hyperelastic:
-            hyperelastic.evaluate(x, md.tets, md.gm, md.material_code, md.energy_params, self._modulus, self.buf,
+        buf = self.buf
+        if self.hyperelastic and self._update_x is not None and np.array_equal(x, self._update_x):
+            if self.corotated:    # the update computed the hyperelastic tets' forces at this x already
+                np.copyto(buf, self._update_forces, where=self._hyper[:, None, None])
+            else:
+                buf = self._update_forces
+        elif self.hyperelastic:
+            hyperelastic.evaluate(x, md.tets, md.gm, md.material_code, md.energy_params, self._modulus, buf,
                                   self._scratch, True)
-        kernels.gather(self.buf, md.node_ptr, md.node_ent, out)
+        kernels.gather(buf, md.node_ptr, md.node_ent, out)
         return out
 
     def block_pattern(self):

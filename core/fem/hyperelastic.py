@@ -57,9 +57,9 @@ def _usv(u, s0, s1, s2, v):
             u[6] * s0 * v[6] + u[7] * s1 * v[7] + u[8] * s2 * v[8])
 
 
-@njit(cache=True)
-def _evaluate_tet(x, tets, gm, code, params, modulus, buf, energy, e, forces):
-    u, s, v = signed_svd(_deformation(x, tets, gm, e))
+@njit(inline="always", cache=True)
+def _principal(code, s, params, modulus, e):
+    """Ψ̃ and its gradient in σ (the clamped continuation), with σ̂ and Ψ's gradient and Hessian at σ̂."""
     c0, c1, c2 = max(s[0], STRETCH_FLOOR), max(s[1], STRETCH_FLOOR), max(s[2], STRETCH_FLOOR)
     psi, g0, g1, g2, h00, h11, h22, h01, h02, h12 = _derivatives(code[e], c0, c1, c2, params, e)
     d0, d1, d2 = s[0] - c0, s[1] - c1, s[2] - c2          # nonzero (negative) where clamped
@@ -67,15 +67,21 @@ def _evaluate_tet(x, tets, gm, code, params, modulus, buf, energy, e, forces):
     e0 = min(g0, 0.0) if d0 < 0.0 else 0.0
     e1 = min(g1, 0.0) if d1 < 0.0 else 0.0
     e2 = min(g2, 0.0) if d2 < 0.0 else 0.0
-    k = 0.5 * modulus[e]
-    energy[e] = psi + (e0 + k * d0) * d0 + (e1 + k * d1) * d1 + (e2 + k * d2) * d2
+    k = modulus[e]
+    energy = psi + (e0 + 0.5 * k * d0) * d0 + (e1 + 0.5 * k * d1) * d1 + (e2 + 0.5 * k * d2) * d2
+    w0, w1, w2 = (d0 if e0 < 0.0 else 0.0), (d1 if e1 < 0.0 else 0.0), (d2 if e2 < 0.0 else 0.0)
+    p0 = (g0 + h01 * w1 + h02 * w2) if d0 == 0.0 else e0 + k * d0
+    p1 = (g1 + h01 * w0 + h12 * w2) if d1 == 0.0 else e1 + k * d1
+    p2 = (g2 + h02 * w0 + h12 * w1) if d2 == 0.0 else e2 + k * d2
+    return energy, (p0, p1, p2), (c0, c1, c2), (g0, g1, g2), (h00, h11, h22, h01, h02, h12)
+
+
+@njit(cache=True)
+def _evaluate_tet(x, tets, gm, code, params, modulus, buf, energy, e, forces):
+    u, s, v = signed_svd(_deformation(x, tets, gm, e))
+    energy[e], p, _c, _g, _h = _principal(code, s, params, modulus, e)
     if forces:
-        k = modulus[e]
-        w0, w1, w2 = (d0 if e0 < 0.0 else 0.0), (d1 if e1 < 0.0 else 0.0), (d2 if e2 < 0.0 else 0.0)
-        p0 = (g0 + h01 * w1 + h02 * w2) if d0 == 0.0 else e0 + k * d0
-        p1 = (g1 + h01 * w0 + h12 * w2) if d1 == 0.0 else e1 + k * d1
-        p2 = (g2 + h02 * w0 + h12 * w1) if d2 == 0.0 else e2 + k * d2
-        _scatter(buf, e, _usv(u, -p0, -p1, -p2, v), mat3.load(gm, e))
+        _scatter(buf, e, _usv(u, -p[0], -p[1], -p[2], v), mat3.load(gm, e))
 
 
 @njit(parallel=True, cache=True)
@@ -98,9 +104,9 @@ def _add_mode(ke, e, lam, w, g):
           w[6] * g[6] + w[7] * g[7] + w[8] * g[8])
     z = (-(z1[0] + z2[0] + z3[0]), -(z1[1] + z2[1] + z3[1]), -(z1[2] + z2[2] + z3[2]),
          z1[0], z1[1], z1[2], z2[0], z2[1], z2[2], z3[0], z3[1], z3[2])
-    for r in range(12):
+    for r in range(12):           # the upper triangle; _stiffness_tet mirrors it
         lz = lam * z[r]
-        for c in range(12):
+        for c in range(r, 12):
             ke[e, r, c] += lz * z[c]
 
 
@@ -124,14 +130,18 @@ def _shear(gi, gj, si, sj, hii, hij):
 
 
 @njit(cache=True)
-def _stiffness_tet(x, tets, gm, code, params, modulus, ke, e, project):
-    """Kₑ (12×12) into ke[e]; returns whether a stretch was clamped."""
+def _stiffness_tet(x, tets, gm, code, params, modulus, ke, fbuf, energy, e, project):
+    """Kₑ (12×12) into ke[e], the energy and nodal forces into energy[e] and fbuf[e]; returns whether a stretch was
+    clamped."""
     u, s, v = signed_svd(_deformation(x, tets, gm, e))
-    c0, c1, c2 = max(s[0], STRETCH_FLOOR), max(s[1], STRETCH_FLOOR), max(s[2], STRETCH_FLOOR)
-    psi, g0, g1, g2, h00, h11, h22, h01, h02, h12 = _derivatives(code[e], c0, c1, c2, params, e)
-    h00 = modulus[e] if s[0] < STRETCH_FLOOR else h00
-    h11 = modulus[e] if s[1] < STRETCH_FLOOR else h11
-    h22 = modulus[e] if s[2] < STRETCH_FLOOR else h22
+    energy[e], p, c, gr, h = _principal(code, s, params, modulus, e)
+    _scatter(fbuf, e, _usv(u, -p[0], -p[1], -p[2], v), mat3.load(gm, e))
+    c0, c1, c2 = c
+    g0, g1, g2 = gr
+    h00 = modulus[e] if s[0] < STRETCH_FLOOR else h[0]
+    h11 = modulus[e] if s[1] < STRETCH_FLOOR else h[1]
+    h22 = modulus[e] if s[2] < STRETCH_FLOOR else h[2]
+    h01, h02, h12 = h[3], h[4], h[5]
     g = mat3.load(gm, e)
     for r in range(12):
         for c in range(12):
@@ -148,15 +158,19 @@ def _stiffness_tet(x, tets, gm, code, params, modulus, ke, e, project):
         twist = (gi + gj) / (si + sj)
         if twist > 0.0 or not project:
             _add_mode(ke, e, twist, _pair(u, v, i, j, -1.0), g)
+    for r in range(1, 12):
+        for c in range(r):
+            ke[e, r, c] = ke[e, c, r]
     return s[2] < STRETCH_FLOOR
 
 
 @njit(parallel=True, cache=True)
-def update_stiffness(x, tets, gm, code, params, modulus, ke, clamped, project):
-    """ke[e] = Kₑ (PSD-projected if `project`) and clamped[e] = whether σ₂ was clamped, for every hyperelastic tet."""
+def update_stiffness(x, tets, gm, code, params, modulus, ke, fbuf, energy, clamped, project):
+    """ke[e] = Kₑ (PSD-projected if `project`), the energy and nodal forces at x into energy[e] and fbuf[e] (M, 4, 3),
+    and clamped[e] = whether σ₂ was clamped, for every hyperelastic tet."""
     for e in prange(tets.shape[0]):
         if code[e] != 0:
-            clamped[e] = _stiffness_tet(x, tets, gm, code, params, modulus, ke, e, project)
+            clamped[e] = _stiffness_tet(x, tets, gm, code, params, modulus, ke, fbuf, energy, e, project)
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@ import math
 
 from ..jit import njit
 
-_SWEEPS = 12
+_SWEEPS = 10
 
 
 @njit(inline="always", cache=True)
@@ -29,7 +29,7 @@ def sym_eigen(a00, a11, a22, a01, a02, a12):
     v00, v01, v02, v10, v11, v12, v20, v21, v22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
     scale = a00 * a00 + a11 * a11 + a22 * a22 + 2.0 * (a01 * a01 + a02 * a02 + a12 * a12)
     for _ in range(_SWEEPS):
-        if a01 * a01 + a02 * a02 + a12 * a12 <= 1e-32 * scale:
+        if a01 * a01 + a02 * a02 + a12 * a12 <= 1e-30 * scale:
             break
         a00, a11, a02, a12, v00, v01, v10, v11, v20, v21 = _rotate(a00, a11, a01, a02, a12, v00, v01, v10, v11,
                                                                    v20, v21)
