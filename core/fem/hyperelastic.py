@@ -17,7 +17,8 @@ pair i < j a stretch-shear mode (uᵢvⱼᵀ + uⱼvᵢᵀ)/√2 with (∂ᵢΨ 
 with (∂ᵢΨ + ∂ⱼΨ)/(σᵢ + σⱼ); negative eigenvalues are clamped at 0 (not for the "exact" differential of the static
 solve), so every Kₑ (12×12, stored per tet) is PSD.
 """
-import math
+
+import numpy as np
 
 from ..jit import njit, prange
 from . import mat3
@@ -28,7 +29,6 @@ from .svd3 import signed_svd, sym_eigen
 
 # Principal stretches below this are clamped for the stress (the energy continues quadratically).
 STRETCH_FLOOR = 0.45
-_INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 
 @njit(inline="always", cache=True)
@@ -94,34 +94,6 @@ def evaluate(x, tets, gm, code, params, modulus, buf, energy, forces):
 
 
 @njit(inline="always", cache=True)
-def _add_mode(ke, e, lam, w, g):
-    """Kₑ += λ z zᵀ with z = Bᵀ vec(W) (z[3a + i] = Σⱼ Wᵢⱼ gₐⱼ, g₀ = −g₁ − g₂ − g₃)."""
-    z1 = (w[0] * g[0] + w[1] * g[1] + w[2] * g[2], w[3] * g[0] + w[4] * g[1] + w[5] * g[2],
-          w[6] * g[0] + w[7] * g[1] + w[8] * g[2])
-    z2 = (w[0] * g[3] + w[1] * g[4] + w[2] * g[5], w[3] * g[3] + w[4] * g[4] + w[5] * g[5],
-          w[6] * g[3] + w[7] * g[4] + w[8] * g[5])
-    z3 = (w[0] * g[6] + w[1] * g[7] + w[2] * g[8], w[3] * g[6] + w[4] * g[7] + w[5] * g[8],
-          w[6] * g[6] + w[7] * g[7] + w[8] * g[8])
-    z = (-(z1[0] + z2[0] + z3[0]), -(z1[1] + z2[1] + z3[1]), -(z1[2] + z2[2] + z3[2]),
-         z1[0], z1[1], z1[2], z2[0], z2[1], z2[2], z3[0], z3[1], z3[2])
-    for r in range(12):           # the upper triangle; _stiffness_tet mirrors it
-        lz = lam * z[r]
-        for c in range(r, 12):
-            ke[e, r, c] += lz * z[c]
-
-
-@njit(inline="always", cache=True)
-def _pair(u, v, i, j, sign):
-    """(uᵢvⱼᵀ + sign·uⱼvᵢᵀ)/√2 (uᵢ, vᵢ the columns)."""
-    k = _INV_SQRT2
-    return (k * (u[i] * v[j] + sign * u[j] * v[i]), k * (u[i] * v[3 + j] + sign * u[j] * v[3 + i]),
-            k * (u[i] * v[6 + j] + sign * u[j] * v[6 + i]), k * (u[3 + i] * v[j] + sign * u[3 + j] * v[i]),
-            k * (u[3 + i] * v[3 + j] + sign * u[3 + j] * v[3 + i]), k * (u[3 + i] * v[6 + j] + sign * u[3 + j] * v[6 + i]),
-            k * (u[6 + i] * v[j] + sign * u[6 + j] * v[i]), k * (u[6 + i] * v[3 + j] + sign * u[6 + j] * v[3 + i]),
-            k * (u[6 + i] * v[6 + j] + sign * u[6 + j] * v[6 + i]))
-
-
-@njit(inline="always", cache=True)
 def _shear(gi, gj, si, sj, hii, hij):
     """(∂ᵢΨ − ∂ⱼΨ)/(σᵢ − σⱼ), its limit ∂ᵢᵢΨ − ∂ᵢⱼΨ at σᵢ = σⱼ."""
     if abs(si - sj) > 1e-6 * (si + sj):
@@ -129,38 +101,71 @@ def _shear(gi, gj, si, sj, hii, hij):
     return hii - hij
 
 
+@njit(inline="always", cache=True)
+def _projected(h00, h11, h22, h01, h02, h12, project):
+    """The 3×3 principal-stretch Hessian with its negative eigenvalues set to 0 (if `project`)."""
+    if not project:
+        return h00, h11, h22, h01, h02, h12
+    ev, q = sym_eigen(h00, h11, h22, h01, h02, h12)
+    l0, l1, l2 = max(ev[0], 0.0), max(ev[1], 0.0), max(ev[2], 0.0)
+    return (l0 * q[0] * q[0] + l1 * q[1] * q[1] + l2 * q[2] * q[2],
+            l0 * q[3] * q[3] + l1 * q[4] * q[4] + l2 * q[5] * q[5],
+            l0 * q[6] * q[6] + l1 * q[7] * q[7] + l2 * q[8] * q[8],
+            l0 * q[0] * q[3] + l1 * q[1] * q[4] + l2 * q[2] * q[5],
+            l0 * q[0] * q[6] + l1 * q[1] * q[7] + l2 * q[2] * q[8],
+            l0 * q[3] * q[6] + l1 * q[4] * q[7] + l2 * q[5] * q[8])
+
+
+@njit(inline="always", cache=True)
+def _pair_modes(gi, gj, si, sj, hii, hij, project):
+    """(λ_shear + λ_twist)/2 and (λ_shear − λ_twist)/2 of the pair i < j (each λ clamped at 0 if `project`)."""
+    shear = _shear(gi, gj, si, sj, hii, hij)
+    twist = (gi + gj) / (si + sj)
+    if project:
+        shear, twist = max(shear, 0.0), max(twist, 0.0)
+    return 0.5 * (shear + twist), 0.5 * (shear - twist)
+
+
 @njit(cache=True)
 def _stiffness_tet(x, tets, gm, code, params, modulus, ke, fbuf, energy, e, project):
     """Kₑ (12×12) into ke[e], the energy and nodal forces into energy[e] and fbuf[e]; returns whether a stretch was
-    clamped."""
+    clamped. With yₐ = Vᵀgₐ, the block K_ab = U M_ab Uᵀ, M_ab = A ∘ (yₐ y_bᵀ) (A the projected principal-stretch
+    block) plus, per pair i < j, (λ_s + λ_t)/2 (yₐⱼy_bⱼ eᵢeᵢᵀ + yₐᵢy_bᵢ eⱼeⱼᵀ) + (λ_s − λ_t)/2 (yₐⱼy_bᵢ eᵢeⱼᵀ +
+    yₐᵢy_bⱼ eⱼeᵢᵀ) (λ_s, λ_t the pair's stretch-shear and twist eigenvalues)."""
     u, s, v = signed_svd(_deformation(x, tets, gm, e))
     energy[e], p, c, gr, h = _principal(code, s, params, modulus, e)
-    _scatter(fbuf, e, _usv(u, -p[0], -p[1], -p[2], v), mat3.load(gm, e))
-    c0, c1, c2 = c
-    g0, g1, g2 = gr
-    h00 = modulus[e] if s[0] < STRETCH_FLOOR else h[0]
-    h11 = modulus[e] if s[1] < STRETCH_FLOOR else h[1]
-    h22 = modulus[e] if s[2] < STRETCH_FLOOR else h[2]
-    h01, h02, h12 = h[3], h[4], h[5]
     g = mat3.load(gm, e)
-    for r in range(12):
-        for c in range(12):
-            ke[e, r, c] = 0.0
-    lam, q = sym_eigen(h00, h11, h22, h01, h02, h12)
-    for k in range(3):
-        if lam[k] > 0.0 or not project:
-            _add_mode(ke, e, lam[k], _usv(u, q[k], q[3 + k], q[6 + k], v), g)
-    for i, j, gi, gj, si, sj, hii, hij in ((0, 1, g0, g1, c0, c1, h00, h01), (0, 2, g0, g2, c0, c2, h00, h02),
-                                           (1, 2, g1, g2, c1, c2, h11, h12)):
-        shear = _shear(gi, gj, si, sj, hii, hij)
-        if shear > 0.0 or not project:
-            _add_mode(ke, e, shear, _pair(u, v, i, j, 1.0), g)
-        twist = (gi + gj) / (si + sj)
-        if twist > 0.0 or not project:
-            _add_mode(ke, e, twist, _pair(u, v, i, j, -1.0), g)
-    for r in range(1, 12):
-        for c in range(r):
-            ke[e, r, c] = ke[e, c, r]
+    _scatter(fbuf, e, _usv(u, -p[0], -p[1], -p[2], v), g)
+    k = modulus[e]
+    h00 = k if s[0] < STRETCH_FLOOR else h[0]
+    h11 = k if s[1] < STRETCH_FLOOR else h[1]
+    h22 = k if s[2] < STRETCH_FLOOR else h[2]
+    a00, a11, a22, a01, a02, a12 = _projected(h00, h11, h22, h[3], h[4], h[5], project)
+    p01, m01 = _pair_modes(gr[0], gr[1], c[0], c[1], h00, h[3], project)
+    p02, m02 = _pair_modes(gr[0], gr[2], c[0], c[2], h00, h[4], project)
+    p12, m12 = _pair_modes(gr[1], gr[2], c[1], c[2], h11, h[5], project)
+    y = np.empty((4, 3))      # Vᵀgₐ
+    for a in range(1, 4):
+        g0, g1, g2 = g[3 * a - 3], g[3 * a - 2], g[3 * a - 1]
+        for i in range(3):
+            y[a, i] = v[i] * g0 + v[3 + i] * g1 + v[6 + i] * g2
+    for i in range(3):
+        y[0, i] = -(y[1, i] + y[2, i] + y[3, i])
+    for a in range(4):
+        ya0, ya1, ya2 = y[a, 0], y[a, 1], y[a, 2]
+        for b in range(a, 4):
+            yb0, yb1, yb2 = y[b, 0], y[b, 1], y[b, 2]
+            m = (a00 * ya0 * yb0 + p01 * ya1 * yb1 + p02 * ya2 * yb2, a01 * ya0 * yb1 + m01 * ya1 * yb0,
+                 a02 * ya0 * yb2 + m02 * ya2 * yb0,
+                 a01 * ya1 * yb0 + m01 * ya0 * yb1, a11 * ya1 * yb1 + p01 * ya0 * yb0 + p12 * ya2 * yb2,
+                 a12 * ya1 * yb2 + m12 * ya2 * yb1,
+                 a02 * ya2 * yb0 + m02 * ya0 * yb2, a12 * ya2 * yb1 + m12 * ya1 * yb2,
+                 a22 * ya2 * yb2 + p02 * ya0 * yb0 + p12 * ya1 * yb1)
+            kab = mat3.mul(mat3.mul(u, m), (u[0], u[3], u[6], u[1], u[4], u[7], u[2], u[5], u[8]))
+            for i in range(3):
+                for j in range(3):
+                    ke[e, 3 * a + i, 3 * b + j] = kab[3 * i + j]
+                    ke[e, 3 * b + j, 3 * a + i] = kab[3 * i + j]
     return s[2] < STRETCH_FLOOR
 
 
