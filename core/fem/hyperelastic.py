@@ -57,7 +57,7 @@ def _usv(u, s0, s1, s2, v):
             u[6] * s0 * v[6] + u[7] * s1 * v[7] + u[8] * s2 * v[8])
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True)     # compiled once (not inlined): both per-tet functions call it, and it holds every material
 def _principal(code, s, params, modulus, e):
     """Ψ̃ and its gradient in σ (the clamped continuation), with σ̂ and Ψ's gradient and Hessian at σ̂."""
     c0, c1, c2 = max(s[0], STRETCH_FLOOR), max(s[1], STRETCH_FLOOR), max(s[2], STRETCH_FLOOR)
