@@ -104,7 +104,8 @@ def _shear(gi, gj, si, sj, hii, hij):
 @njit(inline="always", cache=True)
 def _projected(h00, h11, h22, h01, h02, h12, project):
     """The 3×3 principal-stretch Hessian with its negative eigenvalues set to 0 (if `project`)."""
-    if not project:
+    if not project or (h00 > 0.0 and h00 * h11 > h01 * h01
+                       and mat3.det((h00, h01, h02, h01, h11, h12, h02, h12, h22)) > 0.0):   # already PD
         return h00, h11, h22, h01, h02, h12
     ev, q = sym_eigen(h00, h11, h22, h01, h02, h12)
     l0, l1, l2 = max(ev[0], 0.0), max(ev[1], 0.0), max(ev[2], 0.0)
