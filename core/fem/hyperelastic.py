@@ -18,7 +18,6 @@ with (∂ᵢΨ + ∂ⱼΨ)/(σᵢ + σⱼ); negative eigenvalues are clamped at 
 solve), so every Kₑ (12×12, stored per tet) is PSD.
 """
 
-import numpy as np
 
 from ..jit import njit, prange
 from . import mat3
@@ -127,6 +126,14 @@ def _pair_modes(gi, gj, si, sj, hii, hij, project):
     return 0.5 * (shear + twist), 0.5 * (shear - twist)
 
 
+@njit(inline="always", cache=True)
+def _column(y, a):
+    """Vᵀgₐ from the 12-tuple y: Vᵀg₀, then Vᵀ(g₁ g₂ g₃) row-major."""
+    if a == 0:
+        return y[0], y[1], y[2]
+    return y[2 + a], y[5 + a], y[8 + a]
+
+
 @njit(cache=True)
 def _stiffness_tet(x, tets, gm, code, params, modulus, ke, fbuf, energy, e, project):
     """Kₑ (12×12) into ke[e], the energy and nodal forces into energy[e] and fbuf[e]; returns whether a stretch was
@@ -145,17 +152,12 @@ def _stiffness_tet(x, tets, gm, code, params, modulus, ke, fbuf, energy, e, proj
     p01, m01 = _pair_modes(gr[0], gr[1], c[0], c[1], h00, h[3], project)
     p02, m02 = _pair_modes(gr[0], gr[2], c[0], c[2], h00, h[4], project)
     p12, m12 = _pair_modes(gr[1], gr[2], c[1], c[2], h11, h[5], project)
-    y = np.empty((4, 3))      # Vᵀgₐ
-    for a in range(1, 4):
-        g0, g1, g2 = g[3 * a - 3], g[3 * a - 2], g[3 * a - 1]
-        for i in range(3):
-            y[a, i] = v[i] * g0 + v[3 + i] * g1 + v[6 + i] * g2
-    for i in range(3):
-        y[0, i] = -(y[1, i] + y[2, i] + y[3, i])
+    y = mat3.tmul(v, (g[0], g[3], g[6], g[1], g[4], g[7], g[2], g[5], g[8]))   # column a − 1: Vᵀgₐ
+    y = (-(y[0] + y[1] + y[2]), -(y[3] + y[4] + y[5]), -(y[6] + y[7] + y[8])) + y
     for a in range(4):
-        ya0, ya1, ya2 = y[a, 0], y[a, 1], y[a, 2]
+        ya0, ya1, ya2 = _column(y, a)
         for b in range(a, 4):
-            yb0, yb1, yb2 = y[b, 0], y[b, 1], y[b, 2]
+            yb0, yb1, yb2 = _column(y, b)
             m = (a00 * ya0 * yb0 + p01 * ya1 * yb1 + p02 * ya2 * yb2, a01 * ya0 * yb1 + m01 * ya1 * yb0,
                  a02 * ya0 * yb2 + m02 * ya2 * yb0,
                  a01 * ya1 * yb0 + m01 * ya0 * yb1, a11 * ya1 * yb1 + p01 * ya0 * yb0 + p12 * ya2 * yb2,
