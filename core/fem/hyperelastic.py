@@ -17,8 +17,6 @@ pair i < j a stretch-shear mode (uᵢvⱼᵀ + uⱼvᵢᵀ)/√2 with (∂ᵢΨ 
 with (∂ᵢΨ + ∂ⱼΨ)/(σᵢ + σⱼ); negative eigenvalues are clamped at 0 (not for the "exact" differential of the static
 solve), so every Kₑ (12×12, stored per tet) is PSD.
 """
-
-
 from ..jit import njit, prange
 from . import mat3
 from .corotational import _node, _scatter
