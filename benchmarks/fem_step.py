@@ -1,11 +1,13 @@
-"""Benchmark of one FEM step (corotational + DAPD, backward Euler, 1 Newton, PCG) at 5k, 20k and 100k tets.
+"""Benchmark of one FEM step (backward Euler, 1 Newton, PCG) at 5k, 20k and 100k tets, per material model.
 
 Prints µs per tet per step (median of repeats), its split (rotations + DAPD / forces / CG), CG
 iterations, peak memory per tet (tracemalloc: numpy arrays of the world and the step), and,
 separately, the first step's time with a cold numba cache (JIT compile) and with a warm one.
-Each size is run for each Young's modulus (--E) and CG preconditioner (--preconditioners), side by side.
+Each size is run for each Young's modulus (--E), CG preconditioner (--preconditioners) and material model
+(--models: corotated + DAPD, stvk, neo_hookean, mooney_rivlin), side by side; "rotations" is the corotated
+rotations + DAPD or the hyperelastic SVD + per-tet stiffness.
 Usage: .venv/bin/python benchmarks/fem_step.py [--sizes 5000,20000,100000] [--steps 10] [--E 1e5,3.6e6]
-       [--preconditioners jacobi,multigrid]
+       [--preconditioners jacobi,multigrid] [--models corotated]
 """
 import argparse
 import os
@@ -30,7 +32,7 @@ DT = 1.0 / 60.0
 BLOCKS = {5000: (16, 8, 7), 20000: (20, 13, 13), 100000: (40, 21, 20)}
 
 
-def block(target_tets, E=1e5, preconditioner="auto"):
+def block(target_tets, E=1e5, preconditioner="auto", model="corotated"):
     """A 2 m long box of ~target_tets tets (cubic cells of 6 tets), pinned at one end, hanging under gravity."""
     nx, ny, nz = BLOCKS.get(target_tets) or (round((target_tets / 6) ** (1 / 3)),) * 3
     h = 2.0 / nx
@@ -38,19 +40,20 @@ def block(target_tets, E=1e5, preconditioner="auto"):
     world = core.World(gravity=(0.0, 0.0, -9.81), settings=core.SolverSettings(preconditioner=preconditioner))
     pinned = np.flatnonzero(mesh.nodes[:, 0] < 1e-9)
     body = world.add_body(mesh, core.Material(youngs_modulus=E, poisson_ratio=0.3, density=1000.0,
-                                              damping_stiffness=0.01), pinned=pinned)
+                                              damping_stiffness=0.01, model=model), pinned=pinned)
     return mesh, world, body
 
 
-def run(target, steps, E, preconditioner):
-    mesh, world, _ = block(target, E, preconditioner)
+def run(target, steps, E, preconditioner, model="corotated"):
+    mesh, world, _ = block(target, E, preconditioner, model)
     world.step(DT)                       # JIT (or cache load) outside the timings
     # memory (numpy arrays, tracemalloc) of a fresh world of the same mesh: building it (Model, State),
     # then stepping (peak while the step's work arrays and temporaries exist)
     tracemalloc.start()
     world = core.World(gravity=world.gravity, settings=world.settings)
     world.add_body(mesh, core.Material(youngs_modulus=E, poisson_ratio=0.3, density=1000.0,
-                                       damping_stiffness=0.01), pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
+                                       damping_stiffness=0.01, model=model),
+                   pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
     _, build_peak = tracemalloc.get_traced_memory()
     tracemalloc.reset_peak()
     world.step(DT)
@@ -65,7 +68,8 @@ def run(target, steps, E, preconditioner):
         stats.append(world.stats)
     m = mesh.num_tets
     per = {k: np.median([s["seconds"][k] for s in stats]) / m * 1e6 for k in ("rotations", "forces", "cg")}
-    print(f"{m:7d} tets {mesh.num_nodes:6d} nodes E {E:7.2g} {preconditioner:9s} | {np.median(times) / m * 1e6:6.3f} µs/tet/step "
+    print(f"{m:7d} tets {mesh.num_nodes:6d} nodes E {E:7.2g} {preconditioner:9s} {model:13s} | "
+          f"{np.median(times) / m * 1e6:6.3f} µs/tet/step "
           f"(rotations+DAPD {per['rotations']:.3f}, forces {per['forces']:.3f}, CG {per['cg']:.3f}) | "
           f"CG iterations {np.mean([s['cg_iterations'] for s in stats]):.1f} | "
           f"{np.median(times) * 1e3:7.2f} ms/step | peak memory stepping {peak / m:.0f} B/tet "
@@ -101,6 +105,7 @@ def main():
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--E", default="1e5,3.6e6", help="Young's moduli (Pa)")
     parser.add_argument("--preconditioners", default="jacobi,multigrid")
+    parser.add_argument("--models", default="corotated", help="material models (core.Material(model=...))")
     parser.add_argument("--threads", type=int, default=0, help="numba threads (default: all cores)")
     parser.add_argument("--no-jit", action="store_true", help="skip the cold/warm first-step measurement")
     args = parser.parse_args()
@@ -113,7 +118,8 @@ def main():
     for size in (int(s) for s in args.sizes.split(",")):
         for E in (float(e) for e in args.E.split(",")):
             for pre in args.preconditioners.split(","):
-                run(size, args.steps, E, pre)
+                for model in args.models.split(","):
+                    run(size, args.steps, E, pre, model)
     if not args.no_jit:
         with tempfile.TemporaryDirectory() as tmp:
             cold = first_step_seconds(tmp)

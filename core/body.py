@@ -67,17 +67,20 @@ class Body:
 
     def set_material(self, material):
         """Use `material` from the next step on: Young's modulus, damping and friction may change over time
-        (animated settings); density and Poisson ratio may not (they fix the masses and the body's
-        compressibility). The state (positions, velocities, rotations, contact memory) is kept; a change wakes
+        (animated settings), and so may the Mooney–Rivlin coefficients; density, Poisson ratio and model may not
+        (they fix the masses, the body's compressibility and its kernels). The state (positions, velocities, rotations, contact memory) is kept; a change wakes
         the body if it sleeps."""
         if not isinstance(material, Material):
             raise InvalidInputError("material must be a core.Material")
         if (material.density, material.poisson_ratio) != (self.material.density, self.material.poisson_ratio):
             raise InvalidInputError("density and poisson_ratio cannot change during a simulation")
+        if material.model != self.material.model:
+            raise InvalidInputError("model cannot change during a simulation")
         world = self._world
         old = self.material
-        if (material.youngs_modulus, material.damping_mass, material.damping_stiffness, material.friction) != \
-                (old.youngs_modulus, old.damping_mass, old.damping_stiffness, old.friction):
+        if (material.youngs_modulus, material.damping_mass, material.damping_stiffness, material.friction,
+                material.energy_coefficients) != (old.youngs_modulus, old.damping_mass, old.damping_stiffness,
+                                                  old.friction, old.energy_coefficients):
             world._sleep.wake([self._index])   # a sleeping body feels its new material at once
         mesh, _old, pin_mask, scale = world._specs[self._index]
         world._specs[self._index] = (mesh, material, pin_mask, scale)

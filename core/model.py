@@ -14,10 +14,12 @@ class Model:
     rest (N,3), tets (M,4), gm (M,3,3) = Dm⁻¹, volume (M,), mu_v / lam_v (M,) = μV, λV (with the
     per-tet stiffness scale), mass (N,) lumped (floored, see _floored), damping_mass (N,) Rayleigh α per node,
     damping_stiffness (M,) Rayleigh β per tet, pinned (N,) bool, node_ptr / node_ent: for each node
-    the (tet*4 + corner) incidences (CSR), node_ranges / tet_ranges: each body's slices."""
+    the (tet*4 + corner) incidences (CSR), node_ranges / tet_ranges: each body's slices; material_code (M,)
+    each tet's Material.model_code, energy_params (M,3) its Material.energy_coefficients times V (and the
+    stiffness scale)."""
 
     def __init__(self, bodies):
-        rest, tets, gm, vol, mu_v, lam_v, mass, alpha, beta, pinned = ([] for _ in range(10))
+        rest, tets, gm, vol, mu_v, lam_v, mass, alpha, beta, pinned, code, params = ([] for _ in range(12))
         self.node_ranges, self.tet_ranges = [], []
         n0 = m0 = 0
         for mesh, material, pin_mask, stiffness_scale in bodies:
@@ -42,6 +44,8 @@ class Model:
             vol.append(v)
             mu_v.append(mu * v * stiffness_scale)
             lam_v.append(lam * v * stiffness_scale)
+            code.append(np.full(len(t), material.model_code, dtype=np.int64))
+            params.append(np.outer(v * stiffness_scale, material.energy_coefficients))
             mass.append(m)
             alpha.append(np.full(len(nodes), material.damping_mass))
             beta.append(np.full(len(t), material.damping_stiffness))
@@ -60,6 +64,8 @@ class Model:
         self.damping_mass = _join(alpha)
         self.damping_stiffness = _join(beta)
         self.pinned = _join(pinned)
+        self.material_code = _join(code)
+        self.energy_params = _join(params)
         self.node_ent = np.argsort(self.tets.ravel(), kind="stable")
         self.node_ptr = np.zeros(n0 + 1, dtype=np.int64)
         self.node_ptr[1:] = np.cumsum(np.bincount(self.tets.ravel(), minlength=n0))
@@ -77,11 +83,15 @@ class Model:
 
     def with_body_material(self, index, old, new):
         """A Model sharing this one's arrays except body `index`'s stiffness and damping, changed from material
-        `old` to `new` (same density and Poisson ratio: the masses and λ/μ stay; μV and λV scale by E'/E, so a
-        stiffness group's per-tet scale is kept). O(tets of that body), no inverse recomputed."""
+        `old` to `new` (same density, Poisson ratio and model: the masses and λ/μ stay; μV and λV scale by E'/E, so
+        a stiffness group's per-tet scale is kept). O(tets of that body), no inverse recomputed."""
         model = copy.copy(self)
         nodes, tets = slice(*self.node_ranges[index]), slice(*self.tet_ranges[index])
         ratio = new.youngs_modulus / old.youngs_modulus
+        params = self.energy_params.copy()
+        params[tets] = np.outer(self.mu_v[tets] / old.lame[1], new.energy_coefficients)   # μV / μ: V × scale
+        params.setflags(write=False)
+        model.energy_params = params
         for name, sl, value in (("mu_v", tets, None), ("lam_v", tets, None),
                                 ("damping_stiffness", tets, new.damping_stiffness),
                                 ("damping_mass", nodes, new.damping_mass)):

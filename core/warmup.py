@@ -83,8 +83,8 @@ def _boxed(vertices, triangles):
 
 
 def _simulate(cage, conforming):
-    """Two bodies (one pinned, one with a stiffness map) resting on a moving box collider, over its edge, and on
-    each other; the render positions of the embedded surface read back (what each frame shows)."""
+    """Two bodies (one corotated with a stiffness map, one neo-Hookean and pinned) resting on a moving box collider,
+    over its edge, and on each other; the render positions of the embedded surface read back (what each frame shows)."""
     from . import Material, SolverSettings, World
     world = World(gravity=(0.0, 0.0, -9.81), settings=SolverSettings())
     material = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
@@ -96,8 +96,10 @@ def _simulate(cage, conforming):
     top = cage.nodes[:, 2].max() - low
     nodes = conforming.nodes + [0.1, 0.0, top - conforming.nodes[:, 2].min() + 0.002]
     pinned = np.array([int(np.argmax(nodes[:, 2]))])
+    hyperelastic = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
+                            damping_stiffness=0.01, friction=0.5, model="neo_hookean")   # the hyperelastic kernels
     other = world.add_body(TetMesh(nodes, conforming.tets, embedding=conforming.embedding,
-                                   mass_weights=conforming.mass_weights), material, pinned=pinned)
+                                   mass_weights=conforming.mass_weights), hyperelastic, pinned=pinned)
     box_v, box_t = box_surface((-1.0, -1.0, -0.5), (0.05, 1.0, 0.0))   # a sharp edge under the ball: edge contacts
     collider = world.add_collider(box_v, box_t, friction=0.5, thickness=0.01)
     for k in range(4):

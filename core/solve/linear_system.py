@@ -59,9 +59,7 @@ class BlockSparseSystem:
         self.node_ranges = md.node_ranges
         pat = fm.block_pattern()
         self.pattern = pat
-        self.data = fm.block_data()
-        block_sparse.assemble(pat, md.node_ptr, md.node_ent, md.gm, fm.rot, md.mu_v, md.lam_v, fm.gamma,
-                              tet_scale, mass_coef * md.mass, fm.buf, self.data)
+        self.data = fm.assemble_blocks(tet_scale, mass_coef * md.mass, fm.block_data())
 
     def apply(self, p, out, free, body):
         """out = S A p on the rows of body `body` (S zeroes rows where free == 0); returns p·out over them."""
