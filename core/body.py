@@ -68,8 +68,8 @@ class Body:
     def set_material(self, material):
         """Use `material` from the next step on: Young's modulus, damping and friction may change over time
         (animated settings), and so may the Mooney–Rivlin coefficients; density, Poisson ratio and model may not
-        (they fix the masses, the body's compressibility and its kernels). The state (positions, velocities, rotations, contact memory) is kept; a change wakes
-        the body if it sleeps."""
+        (they fix the masses, the body's compressibility and its kernels). The state (positions, velocities,
+        rotations, contact memory) is kept; a change wakes the body if it sleeps."""
         if not isinstance(material, Material):
             raise InvalidInputError("material must be a core.Material")
         if (material.density, material.poisson_ratio) != (self.material.density, self.material.poisson_ratio):
