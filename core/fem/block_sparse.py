@@ -92,6 +92,17 @@ def _rotate(rot, e, g):
             rot[e, 2, 0] * g[0] + rot[e, 2, 1] * g[1] + rot[e, 2, 2] * g[2])
 
 
+@njit(cache=True, inline="always")
+def clear_row(n, row_ptr, diag, mass_term, data):
+    """Node n's block row set to its mass term alone (zero blocks, mass_term[n] on the diagonal block)."""
+    for k in range(row_ptr[n], row_ptr[n + 1]):
+        for i in range(3):
+            for j in range(3):
+                data[k, i, j] = 0.0
+    for i in range(3):
+        data[diag[n], i, i] = mass_term[n]
+
+
 @njit(parallel=True, cache=True)
 def _rotated_gradients(gm, rot, rg):
     """rg[e, a] = R gₐ."""
@@ -105,12 +116,7 @@ def _rotated_gradients(gm, rot, rg):
 def _assemble_rows(node_ptr, node_ent, blocks, row_ptr, diag, gm, rg, mu_v, lam_v, gamma, scale,
                    mass_term, data):
     for n in prange(node_ptr.shape[0] - 1):
-        for k in range(row_ptr[n], row_ptr[n + 1]):
-            for i in range(3):
-                for j in range(3):
-                    data[k, i, j] = 0.0
-        for i in range(3):
-            data[diag[n], i, i] = mass_term[n]
+        clear_row(n, row_ptr, diag, mass_term, data)
         for k in range(node_ptr[n], node_ptr[n + 1]):
             ent = node_ent[k]
             e, a = ent >> 2, ent & 3

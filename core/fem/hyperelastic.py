@@ -19,6 +19,7 @@ solve), so every Kₑ (12×12, stored per tet) is PSD.
 """
 from ..jit import njit, prange
 from . import mat3
+from .block_sparse import clear_row
 from .corotational import _node, _scatter
 from .dapd import edge_matrix
 from .materials import MOONEY_RIVLIN, NEO_HOOKEAN, mooney_rivlin, neo_hookean, stvk
@@ -206,12 +207,7 @@ def tet_products(p, tets, code, ke, scale, buf, e0, e1):
 @njit(cache=True)
 def _add_row(n, node_ptr, node_ent, blocks, row_ptr, diag, code, ke, scale, mass_term, data, clear):
     if clear:
-        for k in range(row_ptr[n], row_ptr[n + 1]):
-            for i in range(3):
-                for j in range(3):
-                    data[k, i, j] = 0.0
-        for i in range(3):
-            data[diag[n], i, i] = mass_term[n]
+        clear_row(n, row_ptr, diag, mass_term, data)
     for k in range(node_ptr[n], node_ptr[n + 1]):
         ent = node_ent[k]
         e, a = ent >> 2, ent & 3
