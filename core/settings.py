@@ -5,6 +5,7 @@ from .errors import InvalidInputError
 
 STRESS_DIFFERENTIALS = ("hybrid", "warped", "exact")
 PRECONDITIONERS = ("auto", "multigrid", "jacobi")
+INTEGRATORS = ("backward_euler", "newmark")
 
 
 class SolverSettings:
@@ -20,6 +21,9 @@ class SolverSettings:
     static_tolerance: solve_static stops when |residual force| <= this × |external force|
         or its Newton update is below this × the size of the bodies.
     static_iterations: cap on solve_static Newton iterations.
+    integrator: "backward_euler" (default: L-stable, its numerical damping grows with Δt) or "newmark" (implicit
+        trapezoidal, Newmark β = 1/4, γ = 1/2: no numerical damping, the jiggle keeps its amplitude; see
+        core.solve.implicit_step for how contact acts on it). World.solve_static is the static solve.
     preconditioner: of the CG: "multigrid" (smoothed-aggregation AMG V-cycle; its iteration count barely
         grows with stiffness or mesh size), "jacobi" (3×3 block-Jacobi) or "auto" (default: whichever of the two
         reduces the residual for less work, compared on the same solve now and then, see
@@ -28,7 +32,8 @@ class SolverSettings:
 
     def __init__(self, newton_iterations=1, cg_iterations=40, cg_tolerance=1e-3,
                  stress_differential="hybrid", dapd_alpha=0.1, dapd_beta=3.0,
-                 static_tolerance=1e-9, static_iterations=50, preconditioner="auto"):
+                 static_tolerance=1e-9, static_iterations=50, preconditioner="auto",
+                 integrator="backward_euler"):
         self.newton_iterations = _count("newton_iterations", newton_iterations)
         self.cg_iterations = _count("cg_iterations", cg_iterations)
         self.static_iterations = _count("static_iterations", static_iterations)
@@ -45,6 +50,9 @@ class SolverSettings:
         if preconditioner not in PRECONDITIONERS:
             raise InvalidInputError(f"preconditioner must be one of {PRECONDITIONERS}, got {preconditioner!r}")
         self.preconditioner = preconditioner
+        if integrator not in INTEGRATORS:
+            raise InvalidInputError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
+        self.integrator = integrator
 
     def __repr__(self):
         return "SolverSettings(" + ", ".join(f"{k}={v!r}" for k, v in vars(self).items()) + ")"
