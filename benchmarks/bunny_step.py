@@ -54,7 +54,7 @@ def instrument(timers):
     """Wrap the step's parts (those this version of core has)."""
     for owner, name, label in [
             (core.World, "_step", "world: other"),
-            (world_module, "backward_euler_step", "implicit solve: other (CG loop, right-hand side)"),
+            (world_module, "implicit_step", "implicit solve: other (CG loop, right-hand side)"),
             (ForceModel, "update_rotations", "implicit solve: rotations"),
             (ForceModel, "forces", "implicit solve: elastic forces"),
             (linear_system.BlockSparseSystem, "__init__", "implicit solve: assembly"),

@@ -71,7 +71,7 @@ def instrument(softfem, timers):
 
     parts = [
         (core.World, "step", ": other (copies, checks)", lambda: "step"),
-        (world_module, "backward_euler_step", ": FEM (Newton + CG)", lambda: "implicit solve"),
+        (world_module, "implicit_step", ": FEM (Newton + CG)", lambda: "implicit solve"),
         (stage.ContactStage, "predict", ": contact prediction (penalty rows)", lambda: "prediction"),
         (stage.ContactStage, "stabilize", ": contact other", lambda: "stabilisation"),
         (stage.ContactStage, "solve", ": contact correction other", None),

@@ -6,12 +6,18 @@ from .errors import InvalidInputError
 STRESS_DIFFERENTIALS = ("hybrid", "warped", "exact")
 PRECONDITIONERS = ("auto", "multigrid", "jacobi")
 INTEGRATORS = ("backward_euler", "newmark")
+# Newton iterations per step when none are given. The trapezoidal rule conserves energy only where its nonlinear
+# equations are solved. Measured on a free-swinging 1 m cantilever at Δt = 1/96 s: with one iteration its
+# linearisation error took 29 % of the energy in 10 periods (hybrid differential), or added 1.8 % in 2.4 periods of a
+# large swing (warped); with two, it stayed within 0.1 % and 0.6 %.
+NEWTON_ITERATIONS = {"backward_euler": 1, "newmark": 2}
 
 
 class SolverSettings:
     """Integrator settings.
 
-    newton_iterations: Newton iterations per step (backward Euler), default 1.
+    newton_iterations: Newton iterations per step; default (None): 1 for backward Euler, 2 for Newmark
+        (NEWTON_ITERATIONS).
     cg_iterations: cap on preconditioned CG iterations per Newton iteration.
     cg_tolerance: CG stops when the preconditioned residual falls below this fraction of the initial one.
     stress_differential: "hybrid" (default; symmetric PSD), "warped" (δP(2), classic warped stiffness)
@@ -30,11 +36,10 @@ class SolverSettings:
         core.solve.auto_preconditioner).
     """
 
-    def __init__(self, newton_iterations=1, cg_iterations=40, cg_tolerance=1e-3,
+    def __init__(self, newton_iterations=None, cg_iterations=40, cg_tolerance=1e-3,
                  stress_differential="hybrid", dapd_alpha=0.1, dapd_beta=3.0,
                  static_tolerance=1e-9, static_iterations=50, preconditioner="auto",
                  integrator="backward_euler"):
-        self.newton_iterations = _count("newton_iterations", newton_iterations)
         self.cg_iterations = _count("cg_iterations", cg_iterations)
         self.static_iterations = _count("static_iterations", static_iterations)
         self.cg_tolerance = _positive("cg_tolerance", cg_tolerance)
@@ -53,6 +58,8 @@ class SolverSettings:
         if integrator not in INTEGRATORS:
             raise InvalidInputError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
         self.integrator = integrator
+        self.newton_iterations = (NEWTON_ITERATIONS[integrator] if newton_iterations is None
+                                  else _count("newton_iterations", newton_iterations))
 
     def __repr__(self):
         return "SolverSettings(" + ", ".join(f"{k}={v!r}" for k, v in vars(self).items()) + ")"

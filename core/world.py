@@ -1,4 +1,4 @@
-"""World: the soft bodies simulated together (one global system), stepped with backward Euler."""
+"""World: the soft bodies simulated together (one global system), stepped by SolverSettings.integrator."""
 import time
 
 import numpy as np
@@ -12,7 +12,7 @@ from .material import Material
 from .model import Model
 from .settings import SolverSettings
 from .sleep import SLEEP_SPEED, Sleep
-from .solve.backward_euler import backward_euler_step
+from .solve.implicit_step import implicit_step, system_force_scale
 from .solve.multigrid import Multigrid
 from .solve.static import solve_static
 from .state import State
@@ -145,7 +145,7 @@ class World:
             raise InvalidInputError("body positions or velocities contain NaN or infinite values")
 
     def step(self, dt):
-        """Advance every body by dt seconds (backward Euler). Raises SimulationDiverged, leaving
+        """Advance every body by dt seconds (settings.integrator). Raises SimulationDiverged, leaving
         every body's state as before the step, if the step produced NaN/inf."""
         dt = float(dt)
         if not np.isfinite(dt) or dt <= 0:
@@ -180,9 +180,11 @@ class World:
         guess = backup.v + dt * self._gravity
         guess[held] = (target[held] - backup.x[held]) / dt
         self._step_inv_mass = inv_mass
-        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(), v_last=backup.v)
+        force_scale = system_force_scale(self.settings.integrator, dt)
+        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(), v_last=backup.v,
+                                              force_scale=force_scale)
         try:
-            stats = backward_euler_step(self._forces(), self._state, dt, self._gravity, target,
+            stats = implicit_step(self._forces(), self._state, dt, self._gravity, target,
                                         self.settings, self._correct, penalty=self._penalty, held=held,
                                         multigrid=self._multigrid)
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)

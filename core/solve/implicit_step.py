@@ -1,4 +1,5 @@
-"""Backward Euler in displacement form: a capped Newton loop, each iteration one warm-started PCG solve."""
+"""The implicit step, backward Euler or Newmark (trapezoidal), in displacement form: a capped Newton loop, each
+iteration one warm-started PCG solve."""
 import time
 
 import numpy as np
@@ -10,35 +11,54 @@ from .pcg import islands, jacobi_inverse, pcg
 CONTACT_SOLVES = 3   # solves per Newton iteration at most, the contact rows' multipliers updated between them
 
 
-def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None,
-                        held=None, multigrid=None):
-    """Advance `state` (every body of the model) by dt in place; returns the step's stats
+def system_force_scale(integrator, dt):
+    """What a force acting through the step (a resting contact's) is multiplied by in the Newton system: h² (1 + w),
+    Δt² under backward Euler, Δt²/2 under Newmark (see implicit_step)."""
+    return dt * dt * (0.5 if integrator == "newmark" else 1.0)
+
+
+def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None, held=None,
+                  multigrid=None):
+    """Advance `state` (every body of the model) by dt in place with settings.integrator; returns the step's stats
     (solves: the CG solves run, up to CONTACT_SOLVES per Newton iteration with contact rows;
     cg_iterations: the most CG iterations of any body over the step (all its solves), cg_iterations_sum: of all bodies;
     cg_residual: the largest relative residual of the bodies' last solves; preconditioner: the last solve's).
 
-    Newton iteration k at x_k (v_k = (x_k − xⁿ)/Δt) solves
-        ((1 + αΔt) M + (βΔt + Δt²) K) δx = Δt M (vⁿ − v_k) + Δt² (f_k + M g − α M v_k − β K v_k)
-    with pinned nodes prescribed (δx = target − x_k) and projected out of CG, then
-    x_{k+1} = x_k + δx, v_{k+1} = (x_{k+1} − xⁿ)/Δt. The first iteration is warm-started at
-    δx = Δt vⁿ (not + Δt² g: with a capped CG that bias never leaves a stiff body, which then rests
-    sagged far below its static equilibrium); each unpinned body's momentum balance is then enforced
-    exactly (see _conserve_momentum), so free fall stays exact. `correct(state, x_n, v_n, dt)`, if
-    given, runs after each iteration's solve and may correct state.x / state.v in place (the contact
-    stage). `penalty` (a core.contact.ContactPenalty), if given, adds the
-    predicted contacts' penalty rows to every iteration's system (a body touched by them is exempt from the
-    momentum balance: the contacts exchange momentum with it). `held` (bool per node), if given, replaces the
-    model's pin mask for this step (sleeping bodies are held where they are). `multigrid` (a
-    core.solve.multigrid.Multigrid, kept across steps), if given, preconditions the CG when
-    settings.preconditioner asks for it."""
+    Both integrators are one displacement-form Newton loop. With h = Δt (backward Euler) or h = Δt/2 (Newmark
+    β = 1/4, γ = 1/2, the implicit trapezoidal rule) and w = 0 or 1, the step's displacement is
+    δ = xⁿ⁺¹ − xⁿ = h (w vⁿ + vⁿ⁺¹) and its momentum balance M (vⁿ⁺¹ − vⁿ) = h (w Fⁿ + Fⁿ⁺¹), where
+    F = f(x) + M g − α M v − β K v. Newton iteration k at x_k (v_k = δ_k / h − w vⁿ) solves
+        ((1 + αh) M + (βh + h²) K) δx = h M (vⁿ − v_k) + h² (F_k + w Fⁿ)
+    with pinned nodes prescribed (δx = target − x_k) and projected out of CG, then x_{k+1} = x_k + δx. (At k = 0,
+    x_k = xⁿ, the damping terms of F_k + w Fⁿ cancel or vanish.) The first iteration is warm-started at δx = Δt vⁿ
+    (not + Δt² g: with a capped CG that bias never leaves a stiff body, which then rests sagged far below its static
+    equilibrium); each unpinned body's momentum balance is then enforced exactly (see _conserve_momentum), so free
+    fall stays exact. `correct(state, x_n, v_n, dt)`, if given, runs after the last iteration's solve on the step's
+    mean velocity state.v = δ/Δt and may correct state.x = xⁿ + Δt state.v in place (the contact stage; run between
+    Newmark's iterations, its change was taken for a trapezoidal velocity and pushed back, 6 mm into a floor). `penalty` (a
+    core.contact.ContactPenalty), if given, adds the predicted contacts' penalty rows to every iteration's system
+    (a body touched by them is exempt from the momentum balance: the contacts exchange momentum with it). `held`
+    (bool per node), if given, replaces the model's pin mask for this step (sleeping bodies are held where they
+    are). `multigrid` (a core.solve.multigrid.Multigrid, kept across steps), if given, preconditions the CG when
+    settings.preconditioner asks for it.
+
+    Contact under Newmark: the penalty rows hold the end positions, as under backward Euler, and their forces enter
+    the trapezoidal balance like any other force (a resting body's contact force balances its weight). But the
+    trapezoidal end velocity would turn a stopped approach into a rebound (δ = 0 gives vⁿ⁺¹ = −vⁿ), so along the
+    normal of the rows pressing on a node the end velocity is the step's mean velocity δ/Δt (contact is inelastic,
+    as under backward Euler), and the correction's change of δ/Δt changes the end velocity once. Held nodes end at
+    δ/Δt. (The contact-stabilised Newmark of Deuflhard, Krause and Ertel (2008) removes the approach velocity the same
+    way, by projecting the predictor.)"""
     md = force_model.model
+    newmark = settings.integrator == "newmark"
+    h, w = (0.5 * dt, 1.0) if newmark else (dt, 0.0)
     g = np.asarray(gravity, dtype=np.float64)
     pinned = md.pinned if held is None else held
     free = (~pinned).astype(np.float64)
     mass = md.mass[:, None]
     alpha = md.damping_mass[:, None]
-    mass_coef = 1.0 + md.damping_mass * dt
-    tet_scale = md.damping_stiffness * dt + dt * dt
+    mass_coef = 1.0 + md.damping_mass * h
+    tet_scale = md.damping_stiffness * h + h * h
     has_beta = bool(np.any(md.damping_stiffness > 0))
     x_n, v_n = state.x.copy(), state.v.copy()
     body_its = np.zeros(len(md.node_ranges), dtype=np.int64)
@@ -50,19 +70,29 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
     exempt = pinned.copy()
     if penalty is not None and len(penalty):
         exempt[penalty.node[penalty.node >= 0]] = True
+    force_n = None
     for k in range(settings.newton_iterations):
         t0 = time.perf_counter()
         stats["degenerate_tets"] = force_model.update_rotations(state)
         t1 = time.perf_counter()
-        v_k = (state.x - x_n) / dt
+        v_k = (state.x - x_n) / h - w * v_n
         b = force_model.forces(state.x)
         b += mass * g
-        if k > 0:
+        if k == 0:
+            if newmark and settings.newton_iterations > 1:
+                force_n = b - alpha * mass * v_n
+                if has_beta:
+                    force_n -= force_model.product(v_n, np.empty_like(v_n), md.damping_stiffness)
+            if newmark:
+                b *= 2.0
+        else:
             b -= alpha * mass * v_k
             if has_beta:
                 b -= force_model.product(v_k, np.empty_like(v_k), md.damping_stiffness)
-        b *= dt * dt
-        b += dt * mass * (v_n - v_k)
+            if newmark:
+                b += force_n
+        b *= h * h
+        b += h * mass * (v_n - v_k)
         if k == 0:
             dx[:] = dt * v_n
         else:
@@ -88,15 +118,37 @@ def backward_euler_step(force_model, state, dt, gravity, pin_target, settings, c
         state.x += dx
         np.subtract(state.x, x_n, out=state.v)
         state.v /= dt
-        if correct is not None:
-            correct(state, x_n, v_n, dt)
+        stats["newton_iterations"] += 1
+        stats["cg_residual"] = max(res)
         sec["rotations"] += t1 - t0
         sec["forces"] += t2 - t1
         sec["cg"] += t3 - t2
-        stats["newton_iterations"] += 1
-        stats["cg_residual"] = max(res)
+    solved = state.x.copy() if newmark else None
+    if correct is not None:
+        correct(state, x_n, v_n, dt)
+    if newmark:
+        _trapezoidal_end_velocity(state, x_n, v_n, solved, dt, pinned, penalty)
     stats["cg_iterations"], stats["cg_iterations_sum"] = int(body_its.max()), int(body_its.sum())
     return stats
+
+
+def _trapezoidal_end_velocity(state, x_n, v_n, solved, dt, pinned, penalty):
+    """Newmark's vⁿ⁺¹ in state.v (which holds the step's mean velocity δ/Δt): 2 δ_solved/Δt − vⁿ plus the
+    correction's change of the mean velocity once; along the normal of the penalty rows pressing on a node, the mean
+    velocity (contact is inelastic); held nodes keep δ/Δt. See implicit_step."""
+    end = (2.0 / dt) * (solved - x_n) - v_n + (state.v - (solved - x_n) / dt)
+    if penalty is not None and len(penalty):
+        pressing = ~penalty.tangent & (penalty.kappa > 0.0)
+        node, coef = penalty.node[pressing], penalty.coef[pressing]
+        used = node >= 0
+        normal = np.zeros_like(end)
+        np.add.at(normal, node[used], (coef[:, :, None] * penalty.normal[pressing][:, None, :])[used])
+        length = np.linalg.norm(normal, axis=1)
+        touched = length > 0.0
+        n_hat = normal[touched] / length[touched, None]
+        rebound = np.einsum("ij,ij->i", end[touched] - state.v[touched], n_hat)
+        end[touched] -= rebound[:, None] * n_hat
+    state.v[~pinned] = end[~pinned]
 
 
 def _solve(system, b, dx, free, settings, penalty, multigrid, x, dt):
