@@ -1,13 +1,14 @@
-"""Benchmark of one FEM step (backward Euler, 1 Newton, PCG) at 5k, 20k and 100k tets, per material model.
+"""Benchmark of one FEM step (PCG) at 5k, 20k and 100k tets, per material model and integrator.
 
 Prints µs per tet per step (median of repeats), its split (rotations + DAPD / forces / CG), CG
 iterations, peak memory per tet (tracemalloc: numpy arrays of the world and the step), and,
 separately, the first step's time with a cold numba cache (JIT compile) and with a warm one.
 Each size is run for each Young's modulus (--E), CG preconditioner (--preconditioners) and material model
-(--models: corotated + DAPD, stvk, neo_hookean, mooney_rivlin), side by side; "rotations" is the corotated
-rotations + DAPD or the hyperelastic SVD + per-tet stiffness.
+(--models: corotated + DAPD, stvk, neo_hookean, mooney_rivlin) and integrator (--integrators: backward_euler,
+1 Newton iteration; newmark, 2), side by side; "rotations" is the corotated rotations + DAPD or the hyperelastic SVD
++ per-tet stiffness.
 Usage: .venv/bin/python benchmarks/fem_step.py [--sizes 5000,20000,100000] [--steps 10] [--E 1e5,3.6e6]
-       [--preconditioners jacobi,multigrid] [--models corotated]
+       [--preconditioners jacobi,multigrid] [--models corotated] [--integrators backward_euler]
 """
 import argparse
 import os
@@ -32,20 +33,21 @@ DT = 1.0 / 60.0
 BLOCKS = {5000: (16, 8, 7), 20000: (20, 13, 13), 100000: (40, 21, 20)}
 
 
-def block(target_tets, E=1e5, preconditioner="auto", model="corotated"):
+def block(target_tets, E=1e5, preconditioner="auto", model="corotated", integrator="backward_euler"):
     """A 2 m long box of ~target_tets tets (cubic cells of 6 tets), pinned at one end, hanging under gravity."""
     nx, ny, nz = BLOCKS.get(target_tets) or (round((target_tets / 6) ** (1 / 3)),) * 3
     h = 2.0 / nx
     mesh = box(nx, ny, nz, 2.0, ny * h, nz * h)
-    world = core.World(gravity=(0.0, 0.0, -9.81), settings=core.SolverSettings(preconditioner=preconditioner))
+    world = core.World(gravity=(0.0, 0.0, -9.81), settings=core.SolverSettings(preconditioner=preconditioner,
+                                                                                      integrator=integrator))
     pinned = np.flatnonzero(mesh.nodes[:, 0] < 1e-9)
     body = world.add_body(mesh, core.Material(youngs_modulus=E, poisson_ratio=0.3, density=1000.0,
                                               damping_stiffness=0.01, model=model), pinned=pinned)
     return mesh, world, body
 
 
-def run(target, steps, E, preconditioner, model="corotated"):
-    mesh, world, _ = block(target, E, preconditioner, model)
+def run(target, steps, E, preconditioner, model="corotated", integrator="backward_euler"):
+    mesh, world, _ = block(target, E, preconditioner, model, integrator)
     world.step(DT)                       # JIT (or cache load) outside the timings
     # memory (numpy arrays, tracemalloc) of a fresh world of the same mesh: building it (Model, State),
     # then stepping (peak while the step's work arrays and temporaries exist)
@@ -68,7 +70,7 @@ def run(target, steps, E, preconditioner, model="corotated"):
         stats.append(world.stats)
     m = mesh.num_tets
     per = {k: np.median([s["seconds"][k] for s in stats]) / m * 1e6 for k in ("rotations", "forces", "cg")}
-    print(f"{m:7d} tets {mesh.num_nodes:6d} nodes E {E:7.2g} {preconditioner:9s} {model:13s} | "
+    print(f"{m:7d} tets {mesh.num_nodes:6d} nodes E {E:7.2g} {preconditioner:9s} {model:13s} {integrator:14s} | "
           f"{np.median(times) / m * 1e6:6.3f} µs/tet/step "
           f"(rotations+DAPD {per['rotations']:.3f}, forces {per['forces']:.3f}, CG {per['cg']:.3f}) | "
           f"CG iterations {np.mean([s['cg_iterations'] for s in stats]):.1f} | "
@@ -106,6 +108,7 @@ def main():
     parser.add_argument("--E", default="1e5,3.6e6", help="Young's moduli (Pa)")
     parser.add_argument("--preconditioners", default="jacobi,multigrid")
     parser.add_argument("--models", default="corotated", help="material models (core.Material(model=...))")
+    parser.add_argument("--integrators", default="backward_euler", help="core.SolverSettings(integrator=...)")
     parser.add_argument("--threads", type=int, default=0, help="numba threads (default: all cores)")
     parser.add_argument("--no-jit", action="store_true", help="skip the cold/warm first-step measurement")
     args = parser.parse_args()
@@ -119,7 +122,8 @@ def main():
         for E in (float(e) for e in args.E.split(",")):
             for pre in args.preconditioners.split(","):
                 for model in args.models.split(","):
-                    run(size, args.steps, E, pre, model)
+                    for integrator in args.integrators.split(","):
+                        run(size, args.steps, E, pre, model, integrator)
     if not args.no_jit:
         with tempfile.TemporaryDirectory() as tmp:
             cold = first_step_seconds(tmp)
