@@ -85,24 +85,37 @@ def test_switching_the_model_or_the_integrator_outdates_the_cache(blender, softf
     assert not status(scene)["outdated"] and status(scene)["frames"] == 3 and sess.error is None
 
 
-def test_every_preset_plays_a_ball_dropped_on_a_plane(blender, softfem):
-    """The add-on's defaults (resolution, substeps, integrator) but the preset: an icosphere dropped from 1 m above
-    a Collision plane lands and rests with no diverged frame, finite vertices and nothing through the plane."""
+def volume(p, tris):
+    a, b, c = p[tris[:, 0]], p[tris[:, 1]], p[tris[:, 2]]
+    return float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6.0)
+
+
+@pytest.mark.parametrize("integrator", ["BACKWARD_EULER", "NEWMARK"])
+def test_every_preset_plays_a_ball_dropped_on_a_plane(blender, softfem, integrator):
+    """The add-on's defaults (resolution, substeps) but the preset and the integrator: a dessert-sized icosphere
+    (30 cm across) dropped 30 cm onto a Collision plane lands and rests with no diverged frame, finite vertices,
+    nothing through the plane and most of its volume (measured at the end with backward Euler: Jelly 79 %, the
+    others 99.5-100 %; a 50 cm Jelly ball dropped 50 cm ends at 8 %, see the report of issue 15)."""
     bpy = blender
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 36
+    scene.softfem.integrator = integrator
     bpy.ops.mesh.primitive_plane_add(size=20.0)
     plane = bpy.context.active_object
     plane.modifiers.new("Collision", 'COLLISION')
     thickness = plane.collision.thickness_outer
-    ball = add_ico(bpy, subdivisions=3, radius=0.5, location=(0.0, 0.0, 1.5))
+    ball = add_ico(bpy, subdivisions=3, radius=0.15, location=(0.0, 0.0, thickness + 0.15 + 0.3))
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    ball.data.calc_loop_triangles()
+    tris = np.array([t.vertices[:] for t in ball.data.loop_triangles])
     session = softfem.addon.session
     failures = []
     for key, preset in softfem.addon.presets.PRESETS.items():
         ball.softfem.preset = key
+        scene.frame_set(1)
+        v0 = volume(evaluated_world(bpy, ball), tris)
         lowest = np.inf
-        for f in range(1, 37):
+        for f in range(2, 37):
             scene.frame_set(f)
             p = evaluated_world(bpy, ball)
             if not np.all(np.isfinite(p)):
@@ -111,12 +124,15 @@ def test_every_preset_plays_a_ball_dropped_on_a_plane(blender, softfem):
             lowest = min(lowest, p[:, 2].min())
         sess = session.existing(scene)
         assert sess.bodies[0].handle.material.model == preset["material_model"].lower()
+        assert sess.world.settings.integrator == integrator.lower()
         if sess.error or sess.diverged_at is not None or sess.last_frame() != 36:
             failures.append(f"{key}: {sess.error} (last frame {sess.last_frame()})")
-        elif lowest < thickness - 0.01:
+        elif lowest < thickness - 0.005:
             failures.append(f"{key}: sank to z = {lowest:.3f} m through the plane (thickness {thickness} m)")
-        elif lowest > thickness + 0.05:
+        elif lowest > thickness + 0.02:
             failures.append(f"{key}: never reached the plane (lowest z = {lowest:.3f} m)")
+        elif volume(p, tris) < 0.6 * v0:
+            failures.append(f"{key}: ends with {volume(p, tris) / v0:.0%} of its volume")
     assert not failures, failures
 
 
