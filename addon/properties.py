@@ -3,22 +3,36 @@ import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty,
                        StringProperty)
 
-from .presets import MATERIAL_FIELDS, PRESETS, preset_items
+from .presets import MATERIAL_FIELDS, MATERIAL_MODELS, PRESETS, preset_items
+
+_applying_preset = False   # each field set by a preset fires _material_changed: the others still differ then
 
 
 def _apply_preset(settings, _context):
+    global _applying_preset
     preset = PRESETS.get(settings.preset)
     if preset is None:
         return
-    for field in MATERIAL_FIELDS:
-        if getattr(settings, field) != preset[field]:
-            setattr(settings, field, preset[field])
+    _applying_preset = True
+    try:
+        for field in MATERIAL_FIELDS:
+            if getattr(settings, field) != preset[field]:
+                setattr(settings, field, preset[field])
+    finally:
+        _applying_preset = False
+
+
+def _differs(value, preset_value):
+    if isinstance(preset_value, str):
+        return value != preset_value
+    return abs(value - preset_value) > 1e-6 * max(1.0, abs(preset_value))
 
 
 def _material_changed(settings, _context):
     preset = PRESETS.get(settings.preset)
-    if preset is not None and any(abs(getattr(settings, f) - preset[f]) > 1e-6 * max(1.0, abs(preset[f]))
-                                  for f in MATERIAL_FIELDS):
+    if _applying_preset or preset is None:
+        return
+    if any(_differs(getattr(settings, f), preset[f]) for f in MATERIAL_FIELDS):
         settings.preset = "CUSTOM"
 
 
@@ -58,6 +72,17 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                              "near 0.5 keeps volume, above 0.45 linear tets lock)")
     density: FloatProperty(name="Density (kg/m³)", default=1000.0, min=0.001, soft_min=1.0, soft_max=20000.0,
                            update=_material_changed, options=set(), description="Mass per volume in kg/m³ (water: 1000)")
+    material_model: EnumProperty(name="Material Model", items=MATERIAL_MODELS, default="COROTATED",
+                                 update=_material_changed, options=set(),
+                                 description="How the material answers large deformation (the presets pick one)")
+    mooney_rivlin_c10: FloatProperty(name="C10 (Pa)", default=1.5e4, min=0.0, soft_max=1.0e7, precision=0,
+                                     options=set(),
+                                     description="Mooney-Rivlin first shear coefficient in pascals (the "
+                                                 "neo-Hookean part); shear modulus at small strain = 2 (C10 + C01)")
+    mooney_rivlin_c01: FloatProperty(name="C01 (Pa)", default=2.0e3, min=0.0, soft_max=1.0e7, precision=0,
+                                     options=set(),
+                                     description="Mooney-Rivlin second shear coefficient in pascals (stiffening "
+                                                 "under biaxial stretch); C10 + C01 must be above 0")
     damping: FloatProperty(name="Damping (s)", default=0.001, min=0.0, soft_max=0.1, precision=4,
                            unit='TIME_ABSOLUTE', update=_material_changed,
                            description="Rayleigh stiffness damping in seconds: a vibration of angular "
@@ -115,6 +140,13 @@ class SoftFEMSceneSettings(bpy.types.PropertyGroup):
     substeps: IntProperty(name="Substeps", default=4, min=1, max=200, soft_max=50, options=set(),
                           description="Solver steps per frame (each 1/(fps*substeps) s); raise it for stiff "
                                       "materials or fast motion")
+    integrator: EnumProperty(name="Integrator", default="BACKWARD_EULER", options=set(),
+                             items=[("BACKWARD_EULER", "Backward Euler",
+                                     "Stable, damps fast wobble numerically (more with fewer substeps)"),
+                                    ("NEWMARK", "Newmark",
+                                     "Keeps the jiggle: no numerical damping, so it needs Damping to settle")],
+                             description="How each step advances in time: Backward Euler settles by itself, "
+                                         "Newmark keeps the wobble lively")
     newton_iterations: IntProperty(name="Newton Iterations", default=1, min=1, max=20, options=set(),
                                    description="Newton iterations per step (1 is the fast default)")
     cg_iterations: IntProperty(name="CG Iterations", default=50, min=1, max=1000, options=set(),

@@ -63,10 +63,11 @@ def signature(scene, fresh=False):
     r = scene.render
     key = animation.setting_key
     parts = [r.fps, r.fps_base, key(scene, "gravity", tuple(scene.gravity)), scene.use_gravity, frame_range(scene)[0],
-             s.substeps, s.newton_iterations, s.cg_iterations, s.time_scale]
+             s.substeps, s.newton_iterations, s.cg_iterations, s.time_scale, s.integrator]
     for obj in soft_bodies(scene):
         o = obj.softfem
         parts.append((obj.name, key(obj, "softfem.youngs_modulus", o.youngs_modulus), o.poisson_ratio, o.density,
+                      _mooney_rivlin(o) if o.material_model == "MOONEY_RIVLIN" else o.material_model,
                       key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
                       key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),
                       tuple(o.initial_angular_velocity), effectors.weights_identity(o.effector_weights),
@@ -82,10 +83,22 @@ def _gravity(scene):
     return tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
 
 
-def _material(core, o):
-    """The core.Material of an object's SoftFEM settings (their current values)."""
-    return core.Material(youngs_modulus=o.youngs_modulus, poisson_ratio=o.poisson_ratio, density=o.density,
-                         damping_mass=0.0, damping_stiffness=o.damping, friction=o.friction)
+def _mooney_rivlin(o):
+    """(c01, c10) in Pa of a Mooney-Rivlin body's settings."""
+    return o.mooney_rivlin_c01, o.mooney_rivlin_c10
+
+
+def _material(core, obj):
+    """The core.Material of an object's SoftFEM settings (their current values); RuntimeError naming the object
+    if the core refuses them."""
+    o = obj.softfem
+    c01, c10 = _mooney_rivlin(o) if o.material_model == "MOONEY_RIVLIN" else (None, None)
+    try:
+        return core.Material(youngs_modulus=o.youngs_modulus, poisson_ratio=o.poisson_ratio, density=o.density,
+                             damping_mass=0.0, damping_stiffness=o.damping, friction=o.friction,
+                             model=o.material_model.lower(), mooney_rivlin_c01=c01, mooney_rivlin_c10=c10)
+    except core.InvalidInputError as exc:
+        raise RuntimeError(f"material of '{obj.name}': {one_line(exc)}") from None
 
 
 class Session:
@@ -262,6 +275,9 @@ class Session:
     def _reset(self, scene, depsgraph):
         """At the start frame: drop the outdated cache, cache the rest state and build the World there
         (colliders start from their start-frame pose)."""
+        core = load_core()
+        for body in self.bodies:   # a material the core refuses is reported before the outdated cache is dropped
+            _material(core, scene.objects[body.name])
         if not scene.softfem.baked:
             self.delete_files(scene)
         self.frames = {}
@@ -282,13 +298,14 @@ class Session:
         # and auto's choice and multigrid's coarse levels are memory the cached frames do not hold (a frame resimulated
         # by a fresh World differed by 2e-5 m)
         world = core.World(gravity=_gravity(scene), settings=core.SolverSettings(
-            newton_iterations=s.newton_iterations, cg_iterations=s.cg_iterations, preconditioner="jacobi"))
+            newton_iterations=s.newton_iterations, cg_iterations=s.cg_iterations, preconditioner="jacobi",
+            integrator=s.integrator.lower()))
         rest = self._state(frame_range(scene)[0])
         if rest is None:
             raise RuntimeError("the start frame is not cached: go to the start frame to re-simulate")
         for body, (x0, _v0) in zip(self.bodies, rest):
             obj = scene.objects[body.name]
-            material = _material(core, obj.softfem)
+            material = _material(core, obj)
             mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
             body.pinned, body.pin_vertices = self._pins(obj, body)
             body.pin_fit = PinFit(body) if len(body.pinned) else None
@@ -372,10 +389,10 @@ class Session:
         """The settings that may vary in time, at the frame being simulated (its values hold over its steps)."""
         self.world.gravity = _gravity(scene)
         for body in self.bodies:
-            o = scene.objects[body.name].softfem
-            m = body.handle.material
+            obj = scene.objects[body.name]
+            o, m = obj.softfem, body.handle.material
             if (m.youngs_modulus, m.damping_stiffness, m.friction) != (o.youngs_modulus, o.damping, o.friction):
-                body.handle.set_material(_material(core, o))
+                body.handle.set_material(_material(core, obj))
 
     def _set_state(self, state):
         for body, (x, v) in zip(self.bodies, state):

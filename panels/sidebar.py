@@ -40,6 +40,14 @@ def draw_object(layout, context):
         return
     layout.operator("softfem.remove_soft_body", icon='X')
     layout.prop(s, "preset")
+    layout.prop(s, "material_model")
+    if s.material_model == "MOONEY_RIVLIN":
+        col = layout.column(align=True)
+        col.alert = s.mooney_rivlin_c10 + s.mooney_rivlin_c01 <= 0.0
+        col.prop(s, "mooney_rivlin_c10")
+        col.prop(s, "mooney_rivlin_c01")
+        if col.alert:
+            col.label(text="C10 + C01 must be above 0", icon='ERROR')
     col = layout.column(align=True)
     for name in ("youngs_modulus", "poisson_ratio", "density", "damping", "friction"):
         col.prop(s, name)
@@ -106,6 +114,7 @@ def draw_solver(layout, context):
     s = context.scene.softfem
     col = layout.column(align=True)
     col.prop(s, "substeps")
+    col.prop(s, "integrator")
     col.prop(s, "newton_iterations")
     col.prop(s, "cg_iterations")
     fps = context.scene.render.fps / context.scene.render.fps_base

@@ -149,10 +149,10 @@ def test_settings_that_cannot_vary_in_time_are_not_animatable(blender, softfem):
     bpy = blender
     obj = add_ico(bpy, subdivisions=1)
     fixed = {"resolution", "mode", "density", "poisson_ratio", "preset", "pin_group", "stiffness_group",
-             "enabled"}
+             "enabled", "material_model", "mooney_rivlin_c01", "mooney_rivlin_c10"}
     for name in fixed:
         assert not obj.softfem.bl_rna.properties[name].is_animatable, name
-    for name in ("substeps", "newton_iterations", "cg_iterations", "cache_directory"):
+    for name in ("substeps", "integrator", "newton_iterations", "cg_iterations", "cache_directory"):
         assert not bpy.context.scene.softfem.bl_rna.properties[name].is_animatable, name
     with pytest.raises(TypeError):
         obj.keyframe_insert('softfem.resolution')

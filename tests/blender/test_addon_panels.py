@@ -81,7 +81,15 @@ def test_panels_draw_in_every_state(blender, softfem, monkeypatch):
     log = draw_all(softfem, bpy, obj)  # cage built, nothing simulated
     assert f"Nodes: {obj.softfem.cage_nodes}" in texts(log) and obj.softfem.cage_nodes > 0
     assert {"youngs_modulus", "poisson_ratio", "density", "damping", "friction", "pin_group",
-            "stiffness_group", "mode", "resolution", "substeps", "cache_directory"} <= set(texts(log, "prop"))
+            "stiffness_group", "mode", "resolution", "substeps", "cache_directory", "material_model",
+            "integrator"} <= set(texts(log, "prop"))
+    assert "mooney_rivlin_c10" not in texts(log, "prop")
+    obj.softfem.material_model = "MOONEY_RIVLIN"
+    obj.softfem.mooney_rivlin_c10 = obj.softfem.mooney_rivlin_c01 = 0.0
+    log = draw_all(softfem, bpy, obj)  # Mooney-Rivlin: its coefficients, refused ones in red
+    assert {"mooney_rivlin_c10", "mooney_rivlin_c01"} <= set(texts(log, "prop"))
+    assert any("C10 + C01 must be above 0" in t and alert for kind, t, alert in log if kind == "label")
+    obj.softfem.material_model = "COROTATED"
     assert "Nothing cached yet" in texts(log)
 
     for f in (1, 2, 3):
