@@ -147,8 +147,9 @@ class SoftFEMSceneSettings(bpy.types.PropertyGroup):
                                      "Keeps the jiggle: no numerical damping, so it needs Damping to settle")],
                              description="How each step advances in time: Backward Euler settles by itself, "
                                          "Newmark keeps the wobble lively")
-    newton_iterations: IntProperty(name="Newton Iterations", default=1, min=1, max=20, options=set(),
-                                   description="Newton iterations per step (1 is the fast default)")
+    newton_iterations: IntProperty(name="Newton Iterations", default=0, min=0, max=20, options=set(),
+                                   description="Newton iterations per step; 0 = Auto: 1 with Backward Euler, 2 with "
+                                               "Newmark (with 1 it loses much of the energy it should keep)")
     cg_iterations: IntProperty(name="CG Iterations", default=50, min=1, max=1000, options=set(),
                                description="Cap on conjugate-gradient iterations per Newton iteration")
     cache_directory: StringProperty(name="Cache Folder", default="//softfem_cache/", subtype='DIR_PATH',

@@ -298,7 +298,7 @@ class Session:
         # and auto's choice and multigrid's coarse levels are memory the cached frames do not hold (a frame resimulated
         # by a fresh World differed by 2e-5 m)
         world = core.World(gravity=_gravity(scene), settings=core.SolverSettings(
-            newton_iterations=s.newton_iterations, cg_iterations=s.cg_iterations, preconditioner="jacobi",
+            newton_iterations=s.newton_iterations or None, cg_iterations=s.cg_iterations, preconditioner="jacobi",
             integrator=s.integrator.lower()))
         rest = self._state(frame_range(scene)[0])
         if rest is None:

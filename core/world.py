@@ -12,7 +12,7 @@ from .material import Material
 from .model import Model
 from .settings import SolverSettings
 from .sleep import SLEEP_SPEED, Sleep
-from .solve.implicit_step import implicit_step, system_force_scale
+from .solve.implicit_step import implicit_step
 from .solve.multigrid import Multigrid
 from .solve.static import solve_static
 from .state import State
@@ -180,9 +180,7 @@ class World:
         guess = backup.v + dt * self._gravity
         guess[held] = (target[held] - backup.x[held]) / dt
         self._step_inv_mass = inv_mass
-        force_scale = system_force_scale(self.settings.integrator, dt)
-        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(), v_last=backup.v,
-                                              force_scale=force_scale)
+        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(), v_last=backup.v)
         try:
             stats = implicit_step(self._forces(), self._state, dt, self._gravity, target,
                                         self.settings, self._correct, penalty=self._penalty, held=held,

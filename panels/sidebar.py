@@ -115,7 +115,7 @@ def draw_solver(layout, context):
     col = layout.column(align=True)
     col.prop(s, "substeps")
     col.prop(s, "integrator")
-    col.prop(s, "newton_iterations")
+    col.prop(s, "newton_iterations", text="Newton Iterations (0: Auto)")
     col.prop(s, "cg_iterations")
     fps = context.scene.render.fps / context.scene.render.fps_base
     layout.prop(s, "time_scale")

@@ -44,8 +44,7 @@ class FrictionMemory:
                                 self.mode, self.anchor, self.normal_force, self.pair_node, self.pair_coef,
                                 self.pair_rel, self.pair_other, self._touched, self.slot)
 
-    def friction_rows(self, x0, v, dt, force_scale, node, coef, normal, r0, kappa, pressing, point, collider, other, move,
-                      mu):
+    def friction_rows(self, x0, v, dt, node, coef, normal, r0, kappa, pressing, point, collider, other, move, mu):
         """The normal rows plus two friction rows (tangents t1, t2 of its first row's normal) for each point with
         μ > 0. The normal rows share their point's last normal force as their multiplier. A friction row's value
         is its point's tangential offset from its anchor (moving with a collider; on another body, that body's
@@ -53,13 +52,12 @@ class FrictionMemory:
         μ times the last normal force allows at the offset the velocities v would make (the last step's: a point
         that slid is predicted to slide on, one that stuck to stick). Normal rows not `pressing` start released. Returns the rows
         (node, coef, normal, r0, kappa, point, collider, other), the friction-row mask, the multipliers (force
-        times force_scale: the integrator's factor from a force to the system's units, Δt² under backward Euler),
-        the rows' spring stiffnesses to start with, and μ per row."""
+        times dt²), the rows' spring stiffnesses to start with, and μ per row."""
         normal_rows = np.bincount(point, minlength=len(self.mode))
-        const_n = self.normal_force[point] * force_scale / normal_rows[point]
+        const_n = self.normal_force[point] * dt * dt / normal_rows[point]
         src, new_node, new_coef, direction, rr, start = _friction_rows(
-            node, coef, normal, kappa, point, collider, other, move, mu, x0, v, dt, force_scale, self.mode,
-            self.anchor, self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self.slot)
+            node, coef, normal, kappa, point, collider, other, move, mu, x0, v, dt, self.mode, self.anchor,
+            self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self.slot)
         self._start = (self.anchor.copy(), self.pair_rel.copy())
         n = len(r0)
         tangent = np.zeros(n + len(src), np.bool_)
@@ -120,7 +118,7 @@ def _drag(point, tangent, direction, collider, stiffness, mu, force, r, anchor, 
 
 
 @njit(cache=True)
-def _friction_rows(node, coef, normal, kappa, point, collider, other, move, mu, x0, v, dt, force_scale, mode, anchor,
+def _friction_rows(node, coef, normal, kappa, point, collider, other, move, mu, x0, v, dt, mode, anchor,
                    normal_force, pair_node, pair_coef, pair_rel, pair_other, slot):
     """Per point's first row with μ > 0: two friction rows along t1 = n × (x or y axis), t2 = n × t1. Returns the
     source row, stencil, direction, r0 and starting spring stiffness of each."""
@@ -175,7 +173,7 @@ def _friction_rows(node, coef, normal, kappa, point, collider, other, move, mu, 
         a1 = t1x * predicted[0] + t1y * predicted[1] + t1z * predicted[2]
         a2 = t2x * predicted[0] + t2y * predicted[1] + t2z * predicted[2]
         slide = math.sqrt(a1 * a1 + a2 * a2)
-        cap = mu[c] * normal_force[p] * force_scale   # the friction force's bound, in the system's units
+        cap = mu[c] * normal_force[p] * dt * dt   # the friction force's bound, times dt²
         if cap <= 0.0:   # no normal force yet: no friction until its rows press
             spring = 0.0
         else:

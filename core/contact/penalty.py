@@ -253,7 +253,7 @@ class ContactPenalty:
     r0 + n·J (x_k − x_n)."""
 
     def __init__(self, node, coef, normal, r0, stiffness, kappa, point, collider, other, tangent, const, mu,
-                 num_nodes, tolerance, force_scale):
+                 num_nodes, tolerance):
         self.node, self.coef, self.normal = node, coef, normal
         self.r0, self.stiffness, self.point = r0, stiffness, point
         self.kappa = kappa
@@ -261,7 +261,6 @@ class ContactPenalty:
         self.mu = mu
         self.num_nodes = num_nodes
         self.tolerance = tolerance   # m: the violation a solve may leave (augment)
-        self.force_scale = force_scale   # a force times this is the system's units (dt² under backward Euler)
         self._build_blocks()
 
     def _build_blocks(self):
@@ -318,4 +317,4 @@ class ContactPenalty:
     def impulses(self, displacement, dt):
         """Impulse of each row along its direction (N·s) applied over the step ending at d, as the last solve applied
         it (λ − κ r)."""
-        return (self.const - self.kappa * self.residuals(displacement)) * (dt / self.force_scale)
+        return (self.const - self.kappa * self.residuals(displacement)) / dt

@@ -119,11 +119,10 @@ class ContactStage:
         return concat_rows(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 
     # -- solves -------------------------------------------------------------------------------------
-    def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, v_last=None, force_scale=None):
+    def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, v_last=None):
         """The contacts the motion x0 + dt v (all bodies' nodes; v a velocity guess) would violate, as a
         ContactPenalty for the implicit solve (None if there are none). v_last: the nodes' velocities at the end
         of the last step (default v), from which the friction springs' start is predicted (see friction_rows).
-        force_scale: what a force is multiplied by in the implicit system (default dt², backward Euler's).
         A row's stiffness is STIFFNESS times its effective mass, scaled down where many rows share nodes so no node's diagonal block grows by
         more than NODE_STIFFNESS times its mass (CG would slow down)."""
         if self._idle():
@@ -151,10 +150,9 @@ class ContactStage:
         if not keep.any():
             return None
         mu = combined_friction(lay["mu"][point[keep]], mu_other[keep])
-        force_scale = dt * dt if force_scale is None else force_scale
-        rows = self._memory.friction_rows(x0, v_last, dt, force_scale, node[keep], coef[keep], normal[keep],
-                                          r0[keep], kappa[keep], pressing[keep], point[keep], collider[keep],
-                                          other[keep], move[keep], mu)
+        rows = self._memory.friction_rows(x0, v_last, dt, node[keep], coef[keep], normal[keep], r0[keep],
+                                          kappa[keep], pressing[keep], point[keep], collider[keep], other[keep],
+                                          move[keep], mu)
         node, coef, normal, r0, stiffness, point, collider, other, tangent, const, kappa, mu = rows
         # a point found on one side of a two-sided surface stays on it for this step's correction: one resting
         # exactly on a plane that lifts off in the solve was otherwise taken to cross it from below, and held
@@ -162,7 +160,7 @@ class ContactStage:
         self._sides.keep_pressed(point[~tangent], normal[~tangent])
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
                               r0, stiffness, kappa, point, collider, other, tangent, const, mu, len(x0),
-                              tolerance=self.settings.margin, force_scale=force_scale)
+                              tolerance=self.settings.margin)
 
     def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, penalty=None, penalty_impulse=None):
         """Correct the node velocities v (N,3, in place) so that no render point ends the step

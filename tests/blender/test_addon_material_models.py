@@ -50,7 +50,7 @@ def test_switching_the_model_or_the_integrator_outdates_the_cache(blender, softf
     play(scene, range(1, 4))
     sess = session.existing(scene)
     assert sess.bodies[0].handle.material.model == "corotated"
-    assert sess.world.settings.integrator == "backward_euler"
+    assert sess.world.settings.integrator == "backward_euler" and sess.world.settings.newton_iterations == 1
     assert not status(scene)["outdated"] and status(scene)["frames"] == 3
 
     ball.softfem.mooney_rivlin_c01 = 5.0e3   # not the body's model: nothing it simulated depends on it
@@ -82,6 +82,7 @@ def test_switching_the_model_or_the_integrator_outdates_the_cache(blender, softf
     assert sess.core_calls == calls
     play(scene, range(1, 4))
     assert sess.world.settings.integrator == "newmark"
+    assert sess.world.settings.newton_iterations == 2   # Auto (0): Newmark needs two to keep its energy
     assert not status(scene)["outdated"] and status(scene)["frames"] == 3 and sess.error is None
 
 

@@ -20,7 +20,7 @@ def _random_penalty(rng, num_nodes=20, num_points=8, num_rows=40, width=4):
     kappa[::5] = 0.0
     none = -np.ones(num_rows, np.int64)
     return ContactPenalty(node, coef, normal, np.zeros(num_rows), kappa, kappa.copy(), point, none, none,
-                          np.zeros(num_rows, bool), np.zeros(num_rows), np.full(num_rows, 0.5), num_nodes, 1e-4, 1.0)
+                          np.zeros(num_rows, bool), np.zeros(num_rows), np.full(num_rows, 0.5), num_nodes, 1e-4)
 
 
 def _dense(pen):
@@ -63,7 +63,7 @@ def _one_point(r0_normal, lam, r0_tangent, mu=0.5, kappa=2.0):
     none = -np.ones(3, np.int64)
     return ContactPenalty(node, coef, normal, np.array([r0_normal, *r0_tangent]), stiff, stiff.copy(),
                           np.zeros(3, np.int64), none, none, np.array([False, True, True]),
-                          np.array([lam, 0.0, 0.0]), np.full(3, mu), 1, 1e-6, 1.0)
+                          np.array([lam, 0.0, 0.0]), np.full(3, mu), 1, 1e-6)
 
 
 def test_a_normal_rows_force_is_its_multiplier_clipped_at_zero_and_friction_stays_inside_the_cone():
