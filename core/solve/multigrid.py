@@ -3,9 +3,9 @@
 The fine level is the CG's own operator (assembled blocks, contact penalty blocks, pins filtered out), smoothed
 by damped block-Jacobi (the penalty folded into the diagonal), the coarser ones by 6×6 block Gauss–Seidel; each
 body's coarse levels are Galerkin products Pᵀ A P, T the aggregates' orthonormalised rigid modes (3 translations,
-3 rotations about the node positions): P = T below the fine level (plain aggregation: one block per fine row, so the
-first coarse operator has the aggregates' own adjacency), P = (I − ω D⁻¹A) T (smoothed) below the coarse ones, down
-to a small dense Cholesky solve. Built and run
+3 rotations about the node positions), P = (I − ω D⁻¹A) T (smoothed aggregation), down to a small dense Cholesky
+solve; but P = T (plain aggregation: one block per fine row, so the coarse operator has the aggregates' own adjacency)
+below the fine level when that first coarse level is not the coarsest. Built and run
 by numba kernels over block-CSR arrays (galerkin, vcycle_kernels). The V-cycle (same smoothing before and after) is
 symmetric positive definite, so it preconditions CG. Aggregates are rebuilt when the block pattern changes;
 the operators' values every Newton iteration."""
@@ -190,10 +190,11 @@ def _coarse_levels(a, dinv, modes, aggs):
     for level, (agg, num_agg) in enumerate(aggs):
         t, r = tentative(np.where(agg >= 0, agg, 0), num_agg, modes * (agg >= 0)[:, None, None])
         p = galerkin.tentative_csr(agg, t)
-        if level > 0:
-            # the first level's P is T itself: smoothing it made the first coarse operator as large as the fine one
-            # (40 6×6 blocks a row on the default cube, 12 with T), its V-cycle cost 2x, for 10 CG iterations against
-            # 12 (measured; see benchmarks/RESULTS.md)
+        if level > 0 or len(aggs) == 1:
+            # a first level with levels below has P = T itself: smoothed, its operator was as large as the fine one
+            # (40 6×6 blocks a row on the default cube, 12 with T) and the V-cycle cost 3.6x as much, for 10 CG
+            # iterations against 12; a first level solved densely costs the same either way, and smoothing saves
+            # iterations there (4.5 against 5.8 per step at 20k tets, E = 3.6e6) (measured; benchmarks/RESULTS.md)
             at = galerkin.product(*a, *p, num_agg)
             p = (at[0], at[1], galerkin.smoothed_prolongator(*at, dinv, agg, t, omega))
         pt = galerkin.transpose(*p, num_agg)
