@@ -1,5 +1,4 @@
-"""Smoothed-aggregation building blocks: greedy node aggregation, the rigid-mode tentative prolongator, and the
-coarse levels' Gauss–Seidel smoother."""
+"""Aggregation building blocks: greedy node aggregation and the rigid-mode tentative prolongator."""
 import numpy as np
 
 from ..jit import njit
@@ -111,23 +110,3 @@ def rigid_modes(positions, agg, num_agg):
     modes[:, 0, 5], modes[:, 1, 5] = -d[:, 1], d[:, 0]
     modes[~valid] = 0.0
     return modes
-
-
-@njit(cache=True)
-def gauss_seidel(indptr, indices, data, x, b, forward):
-    """One Gauss–Seidel sweep on the CSR system A x = b, in place, rows in order (forward) or reversed: a forward
-    sweep before the coarse correction and a backward one after keep the V-cycle symmetric."""
-    n = x.shape[0]
-    for k in range(n):
-        i = k if forward else n - 1 - k
-        s = b[i]
-        d = 0.0
-        for q in range(indptr[i], indptr[i + 1]):
-            j = indices[q]
-            if j == i:
-                d = data[q]
-            else:
-                s -= data[q] * x[j]
-        if d > 0.0:
-            x[i] = s / d
-

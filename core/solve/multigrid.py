@@ -2,8 +2,10 @@
 
 The fine level is the CG's own operator (assembled blocks, contact penalty blocks, pins filtered out), smoothed
 by damped block-Jacobi (the penalty folded into the diagonal), the coarser ones by 6×6 block Gauss–Seidel; each
-body's coarse levels are Galerkin products P̃ᵀ A P̃ with P̃ = (I − ω D⁻¹A) T, T the aggregates' orthonormalised rigid
-modes (3 translations, 3 rotations about the node positions), down to a small dense Cholesky solve. Built and run
+body's coarse levels are Galerkin products Pᵀ A P, T the aggregates' orthonormalised rigid modes (3 translations,
+3 rotations about the node positions), P = (I − ω D⁻¹A) T (smoothed aggregation), down to a small dense Cholesky
+solve; but P = T (plain aggregation: one block per fine row, so the coarse operator has the aggregates' own adjacency)
+below the fine level when that first coarse level is not the coarsest. Built and run
 by numba kernels over block-CSR arrays (galerkin, vcycle_kernels). The V-cycle (same smoothing before and after) is
 symmetric positive definite, so it preconditions CG. Aggregates are rebuilt when the block pattern changes;
 the operators' values every Newton iteration."""
@@ -19,7 +21,8 @@ SMOOTHER_DAMPING = 4.0 / 3.0   # ω ρ(D⁻¹A), for the smoother and the prolon
 COARSEST = 1200                # unknowns solved directly (dense Cholesky factor, single precision: its
                                # triangular solves are memory-bound, 0.76 against 1.4 ms at 1,050 unknowns, measured)
 POWER_ITERATIONS = 10          # to estimate ρ(D⁻¹A)
-COARSE_SWEEPS = 2              # Gauss–Seidel sweeps (forward before, backward after) below the fine level
+COARSE_SWEEPS = 1              # Gauss–Seidel sweeps (forward before, backward after) below the fine level: 2 took
+                               # the same CG iterations on the default cube and the stiff cantilever, at a higher cost
 REFRESH = 200                  # Newton iterations a hierarchy's coarse operators are kept at most
 REFRESH_GROWTH = 1.5           # ... or until a CG needs this many times (+2) the iterations it needed when fresh
 
@@ -186,8 +189,14 @@ def _coarse_levels(a, dinv, modes, aggs):
     fine_omega, first, above = omega, None, None
     for level, (agg, num_agg) in enumerate(aggs):
         t, r = tentative(np.where(agg >= 0, agg, 0), num_agg, modes * (agg >= 0)[:, None, None])
-        at = galerkin.product(*a, *galerkin.tentative_csr(agg, t), num_agg)
-        p = (at[0], at[1], galerkin.smoothed_prolongator(*at, dinv, agg, t, omega))
+        p = galerkin.tentative_csr(agg, t)
+        if level > 0 or len(aggs) == 1:
+            # a first level with levels below has P = T itself: smoothed, its operator was as large as the fine one
+            # (40 6×6 blocks a row on the default cube, 12 with T) and the V-cycle cost 3.6x as much, for 10 CG
+            # iterations against 12; a first level solved densely costs the same either way, and smoothing saves
+            # iterations there (4.5 against 5.8 per step at 20k tets, E = 3.6e6) (measured; benchmarks/RESULTS.md)
+            at = galerkin.product(*a, *p, num_agg)
+            p = (at[0], at[1], galerkin.smoothed_prolongator(*at, dinv, agg, t, omega))
         pt = galerkin.transpose(*p, num_agg)
         ac = galerkin.product(*pt, *galerkin.product(*a, *p, num_agg), num_agg)
         diag = galerkin.diagonal_indices(ac[0], ac[1])

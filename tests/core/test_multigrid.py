@@ -7,6 +7,7 @@ import core
 from core.errors import InvalidInputError
 from core.solve import pcg as pcg_module
 from core.solve.linear_system import BlockSparseSystem
+from core.solve import multigrid
 from core.solve.multigrid import Multigrid
 from core.fem.force_model import ForceModel
 
@@ -122,3 +123,80 @@ def test_multigrid_keeps_contact_penalty_and_pins():
     x, its = run("multigrid", 50, 1e-6)
     assert its < 50    # per solve (the contact rows' multipliers are updated between solves)
     assert np.abs(x - ref).max() < 1e-4
+
+
+def _three_level_hierarchy(monkeypatch):
+    """A pinned block with three levels (a small coarsest size keeps the mesh small): its system, pins, hierarchy and
+    fine aggregates."""
+    monkeypatch.setattr(multigrid, "COARSEST", 120)
+    mesh = box(12, 8, 8, 1.5, 1.0, 1.0)
+    world = core.World(settings=core.SolverSettings(preconditioner="multigrid"))
+    world.add_body(mesh, core.Material(youngs_modulus=3.6e6, poisson_ratio=0.45, density=1000.0),
+                   pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
+    world.step(DT)
+    md = world.model
+    fm = ForceModel(md)
+    state = world.state.copy()
+    fm.update_rotations(state)
+    system = BlockSparseSystem(fm, np.ones(md.num_nodes), np.full(md.num_tets, DT * DT))
+    free = (~md.pinned).astype(float)
+    mg = Multigrid()
+    hierarchy = mg.update(system, state.x, free, None, pcg_module.jacobi_inverse(system, None), DT)
+    assert hierarchy.bodies[0].a is not None and hierarchy.bodies[0].next is not None
+    return system, state.x, free, hierarchy, mg._aggregates[0][0][0]
+
+
+def test_first_coarse_level_is_plain_aggregation_of_the_rigid_modes(monkeypatch):
+    # with levels below it, the first coarse level has P = T: one 3×6 block per free node (none on pinned ones), whose
+    # columns span each aggregate's rigid motions, so any rigid motion of the body is reproduced exactly by T Tᵀ;
+    # and its operator holds one 6×6 block per pair of aggregates a fine block links (not the wider stencil of a
+    # smoothed prolongator)
+    system, x, free, hierarchy, agg = _three_level_hierarchy(monkeypatch)
+    first = hierarchy.bodies[0]
+    row_ptr, col, data = first.p
+    assert np.array_equal(np.diff(row_ptr), free.astype(int))
+    n, nc = len(free), len(first.pt[0]) - 1
+    t = np.zeros((n, 3, nc, 6))
+    t[np.repeat(np.arange(n), np.diff(row_ptr)), :, col, :] = data
+    t = t.reshape(3 * n, 6 * nc)
+    rng = np.random.default_rng(2)
+    omega, shift = rng.standard_normal(3), rng.standard_normal(3)
+    rigid = ((np.cross(omega, x) + shift) * free[:, None]).ravel()
+    assert np.abs(t @ (t.T @ rigid) - rigid).max() < 1e-10 * np.abs(rigid).max()
+    pat = system.pattern
+    rows = np.repeat(np.arange(n), np.diff(pat.row_ptr))
+    ok = (agg[rows] >= 0) & (agg[pat.col] >= 0)
+    linked = set(zip(agg[rows][ok].tolist(), agg[pat.col][ok].tolist()))
+    a_rows = np.repeat(np.arange(nc), np.diff(first.a[0]))
+    assert set(zip(a_rows.tolist(), first.a[1].tolist())) == linked
+    # Tᵀ A T, A with the pinned rows and columns zeroed
+    dense = np.zeros((n, 3, n, 3))
+    dense[rows, :, pat.col, :] = system.data
+    dense = dense.reshape(3 * n, 3 * n) * np.outer(np.repeat(free, 3), np.repeat(free, 3))
+    ac = np.zeros((nc, 6, nc, 6))
+    ac[a_rows, :, first.a[1], :] = first.a[2]
+    ac = ac.reshape(6 * nc, 6 * nc)
+    coarse = t.T @ dense @ t
+    live = np.abs(np.diag(coarse)) > 1e-12 * np.abs(np.diag(coarse)).max()
+    assert np.abs((ac - coarse)[np.ix_(live, live)]).max() < 1e-9 * np.abs(coarse).max()
+
+
+def test_a_single_coarse_level_is_smoothed_aggregation():
+    # a first coarse level solved densely costs the same however wide its operator: there P is smoothed, (I − ω D⁻¹A) T,
+    # which has blocks on the neighbours of each aggregate too
+    mesh, world, body = _beam(3.6e6, "multigrid")
+    world.step(DT)
+    first = world._multigrid._bodies[0][0]
+    assert first.lower is not None and first.next is None
+    assert first.p[2].shape[0] > 2 * int((~world.model.pinned).sum())
+
+
+def test_three_level_v_cycle_is_symmetric_positive_definite(monkeypatch):
+    system, x, free, hierarchy, _ = _three_level_hierarchy(monkeypatch)
+    rng = np.random.default_rng(3)
+    vecs = [rng.standard_normal((len(free), 3)) * free[:, None] for _ in range(2)]
+    z = [np.zeros_like(v) for v in vecs]
+    for v, out in zip(vecs, z):
+        _apply_v_cycle(system, hierarchy, free, v, out)
+    assert abs(np.vdot(vecs[0], z[1]) - np.vdot(vecs[1], z[0])) < 1e-6 * abs(np.vdot(vecs[0], z[0]))
+    assert np.vdot(vecs[0], z[0]) > 0 and np.vdot(vecs[1], z[1]) > 0
