@@ -199,6 +199,7 @@ class World:
             self._contact.stabilize(self._state.x, inv_mass, dt, self._node_counts(),
                                     penalty=self._penalty)
             self._keep_tets_upright(solved, self._state.x)
+        self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
         self._contact.finish_step()
         if self.sleeping:
             c = self._contact.contacts

@@ -24,11 +24,13 @@ class ContactSettings:
     edge_contacts: also hold the bodies' render edges against the colliders' sharp (feature) edges (default
         True); False: render vertices against collider triangles only, and a sharp edge (a step, a thin bar)
         cuts between a coarse body's vertices.
+    rolling_resistance: η of core.contact.rolling: a contact patch brakes rolling with a torque of at most η times
+        its radius times its normal force (default 0.1; 0: no rolling resistance).
     """
 
     def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
                  search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4, slop=5e-4,
-                 edge_contacts=True):
+                 edge_contacts=True, rolling_resistance=0.1):
         self.iterations = int(iterations)
         self.tolerance = float(tolerance)
         self.stabilization = float(stabilization)
@@ -39,8 +41,9 @@ class ContactSettings:
         self.max_contacts_per_point = int(max_contacts_per_point)
         self.slop = float(slop)
         self.edge_contacts = bool(edge_contacts)
+        self.rolling_resistance = float(rolling_resistance)
         numbers = (self.tolerance, self.stabilization, self.max_correction_speed, self.search_depth,
-                   self.body_thickness, self.margin, self.slop)
+                   self.body_thickness, self.margin, self.slop, self.rolling_resistance)
         if self.iterations < 1 or self.max_contacts_per_point < 1 or not all(
                 np.isfinite(x) and x >= 0 for x in numbers) or self.stabilization > 1:
             raise InvalidInputError(f"invalid contact settings: {vars(self)}")
