@@ -3,7 +3,7 @@ world sleeps) until something moves near it. Islands sleep and wake as one, as i
 resting on another never sleeps alone, so neither sees the other turn into an immovable obstacle."""
 import numpy as np
 
-SLEEP_SPEED = 0.005   # m/s: an island whose fastest node stays below this ...
+SLEEP_SPEED = 0.005   # m/s: an island whose fastest render point stays below this ...
 SLEEP_TIME = 0.5      # s: ... for this long falls asleep
 WAKE_MARGIN = 0.01    # m: a moving body or collider this close to a sleeping body's box wakes its island
 
@@ -50,14 +50,12 @@ class Sleep:
         if disturbed:
             self.wake(disturbed)
 
-    def after_step(self, x, v, node_ranges, dt, touching):
-        """Count quiet time from the step's velocities; an island (bodies linked by the (k,2) body-index pairs
-        `touching`) whose bodies have all been quiet long enough falls asleep (v = 0); an island with awake and
-        sleeping bodies wakes them all."""
+    def after_step(self, x, v, node_ranges, dt, touching, speeds):
+        """Count quiet time from `speeds` (per body, the fastest of what is seen of it this step); an island (bodies
+        linked by the (k,2) body-index pairs `touching`) whose bodies have all been quiet long enough falls asleep
+        (v = 0); an island with awake and sleeping bodies wakes them all."""
         for i in np.flatnonzero(~self.asleep):
-            a, b = node_ranges[i]
-            speed = np.sqrt(np.max(np.einsum("nd,nd->n", v[a:b], v[a:b]))) if b > a else 0.0
-            self.quiet[i] = self.quiet[i] + dt if speed < SLEEP_SPEED else 0.0
+            self.quiet[i] = self.quiet[i] + dt if speeds[i] < SLEEP_SPEED else 0.0
         island = islands(len(self.asleep), touching)
         for label in np.unique(island[~self.asleep]):
             members = np.flatnonzero(island == label)
