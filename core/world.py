@@ -31,8 +31,9 @@ class World:
     world.step(dt); world.solve_static(); world.stats
 
     world.sleeping (default True): an island of touching bodies whose render points (a body without an embedding:
-    its nodes) all stay slower than core.sleep.SLEEP_SPEED for SLEEP_TIME falls asleep: it is held still until a moving body or collider comes
-    near one of its bodies, their pins move, or their x / v are written (world.wake() wakes every body). When every body sleeps, a step costs nothing.
+    its nodes) all stay slower than core.sleep.SLEEP_SPEED for SLEEP_TIME falls asleep: it is held still until a
+    moving body or collider comes near one of its bodies, their pins move, or their x / v are written
+    (world.wake() wakes every body). When every body sleeps, a step costs nothing.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), settings=None):

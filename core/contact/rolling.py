@@ -1,4 +1,4 @@
-"""Rolling resistance: per contact patch, a torque of at most η·a·Fₙ against the patch's relative rolling.
+"""Rolling resistance: per contact patch on a collider, a torque of at most η·a·Fₙ against the body's rolling on it.
 
 A soft body rolling on a surface loses energy to the hysteresis of the material entering and leaving its contact
 patch: the normal pressure is higher at the patch's leading edge, so the normal force Fₙ acts a distance b ahead of
@@ -14,36 +14,34 @@ relative rolling, so it only removes kinetic energy: about the patch's centre (a
 contact, so its centre of mass is braked with it) where the patch's friction has the impulse that takes to spare
 (μ Fₙ beyond its tangential force), else about the centre of mass (the bare couple of the shifted normal force). A
 sliding patch has none to spare: braked about its centre, a cube sliding down a 30° slope at μ = 0.2 slowed to 2.78
-m/s² against Coulomb's 3.21. Spin about the patch normal is left alone."""
+m/s² against Coulomb's 3.21. Spin about the patch normal is left alone.
+
+Between two bodies there is none: applied as an impulse at the end of the step (about the common patch's centre,
+or as a couple about the two centres of mass), it made a stack of five of Blender's cubes (E = 1e6 Pa) shake by
+±3 mm and never fall asleep, where without it the stack sleeps after 1.2 s."""
 import numpy as np
 
 
-def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, partner_friction, partner_spin, eta, dt):
-    """Brake each contact patch's relative rolling (see the module docstring), changing the node velocities v (N,3)
-    in place. x: node positions (N,3); inv_mass (N,): 0 on pinned or held nodes (such a body is not braked: its
-    motion is prescribed; as a partner it counts as still). contacts: the step's Contacts (forces on the body).
-    node_offsets: the bodies' first nodes and the total (B+1,). body_friction (B,), partner_friction (C,) and
-    partner_spin (C,3): the bodies' and colliders' μ and the colliders' angular velocities. Returns whether any
-    velocity changed."""
+def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, collider_friction, collider_spin, eta, dt):
+    """Brake each body's rolling on each collider it touches (see the module docstring), changing the node
+    velocities v (N,3) in place. x: node positions (N,3); inv_mass (N,): 0 on pinned or held nodes (such a body is
+    not braked: its motion is prescribed). contacts: the step's Contacts (forces on the body). node_offsets: the
+    bodies' first nodes and the total (B+1,). body_friction (B,), collider_friction (C,), collider_spin (C,3): the
+    bodies' and colliders' μ and the colliders' angular velocities. Returns whether any velocity changed."""
     fn = np.einsum("cd,cd->c", contacts.forces, contacts.normals)
     touching = fn > 0.0
     if eta <= 0.0 or not touching.any():
         return False
-    body, other = contacts.body[touching], contacts.other_body[touching]
-    collider = contacts.collider[touching]
+    touching &= contacts.other_body < 0     # patches on colliders only (see the module docstring)
+    if not touching.any():
+        return False
+    body, collider = contacts.body[touching], contacts.collider[touching]
     points, normals, fn = contacts.points[touching], contacts.normals[touching], fn[touching]
     forces = contacts.forces[touching]
-    ncol = len(partner_spin)
-    # a patch is a body and its partner; a pair of bodies is one patch, seen from its lower-numbered body
-    flip = (other >= 0) & (other < body)
-    first = np.where(flip, other, body)
-    partner = np.where(other >= 0, ncol + np.where(flip, body, other), collider)
-    normals = np.where(flip[:, None], -normals, normals)
-    forces = np.where(flip[:, None], -forces, forces)
-    keys, patch = np.unique(np.stack([first, partner], axis=1), axis=0, return_inverse=True)
+    keys, patch = np.unique(np.stack([body, collider], axis=1), axis=0, return_inverse=True)
     patch = patch.ravel()
     changed = False
-    for k, (a, p) in enumerate(keys):
+    for k, (b, c) in enumerate(keys):
         sel = patch == k
         w = fn[sel]
         force = w.sum()
@@ -53,32 +51,27 @@ def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, partne
         d = points[sel] - centre
         d -= np.outer(d @ n, n)
         radius = np.sqrt((w * np.einsum("cd,cd->c", d, d)).sum() / force)
-        bodies = [a] + ([p - ncol] if p >= ncol else [])
-        mu = np.sqrt(body_friction[a] * (body_friction[p - ncol] if p >= ncol else partner_friction[p]))
         pull = forces[sel].sum(axis=0)
+        mu = np.sqrt(body_friction[b] * collider_friction[c])
         reserve = max(mu * force - np.linalg.norm(pull - (pull @ n) * n), 0.0) * dt   # friction impulse to spare
+        n0, n1 = node_offsets[b], node_offsets[b + 1]
         for pivot in (centre, None):
-            frames = [_rigid_frame(x, v, inv_mass, node_offsets[b], node_offsets[b + 1], pivot) for b in bodies]
-            if all(f is None for f in frames):
+            frame = _rigid_frame(x, v, inv_mass, n0, n1, pivot)
+            if frame is None:
                 break
-            spins = [f[0] if f is not None else np.zeros(3) for f in frames]
-            spin = spins[0] - (spins[1] if p >= ncol else partner_spin[p])
-            rolling = spin - (spin @ n) * n
+            spin, turn, pivot_at, mass, com = frame
+            rolling = spin - collider_spin[c]
+            rolling -= (rolling @ n) * n
             rate = np.linalg.norm(rolling)
             if rate == 0.0 or radius == 0.0:
                 break
             u = rolling / rate
-            ease = sum(u @ f[1] @ u for f in frames if f is not None)   # relative spin change per angular impulse
-            impulse = min(eta * radius * force * dt, rate / ease)
-            turns = [sign * impulse * (f[1] @ u) if f is not None else None for sign, f in zip((-1.0, 1.0), frames)]
+            impulse = min(eta * radius * force * dt, rate / (u @ turn @ u))
+            delta = -impulse * (turn @ u)
             # turning about the patch's centre brakes the centre of mass too: the patch's friction must supply that
-            if pivot is not None and sum(f[3] * np.linalg.norm(np.cross(t, f[4] - centre))
-                                         for t, f in zip(turns, frames) if f is not None) > reserve:
+            if pivot is not None and mass * np.linalg.norm(np.cross(delta, com - centre)) > reserve:
                 continue
-            for b, t, f in zip(bodies, turns, frames):
-                if f is not None:
-                    n0, n1 = node_offsets[b], node_offsets[b + 1]
-                    v[n0:n1] += np.cross(t, x[n0:n1] - f[2])
+            v[n0:n1] += np.cross(delta, x[n0:n1] - pivot_at)
             changed = True
             break
     return changed
@@ -101,7 +94,7 @@ def _rigid_frame(x, v, inv_mass, n0, n1, pivot):
     return turn @ momentum, turn, pivot, m.sum(), com
 
 
-def collider_spin(start, end, dt):
+def rigid_spin(start, end, dt):
     """Angular velocity (3,) of the best rigid fit (Kabsch) of a collider's motion start -> end over dt."""
     if len(start) < 3 or np.array_equal(start, end):
         return np.zeros(3)

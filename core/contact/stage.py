@@ -11,7 +11,7 @@ from .layout import build_layout
 from .live_colliders import LiveColliders
 from .penalty import ContactPenalty, predicted_rows
 from .response import solve_contacts
-from .rolling import collider_spin, resist_rolling
+from .rolling import resist_rolling, rigid_spin
 from .row_sets import concat_rows, gather_rows
 from .sides import SideHints
 from .surface import BodySurface, point_positions
@@ -227,7 +227,7 @@ class ContactStage:
             return
         resist_rolling(v, x, inv_mass, self.contacts, self._layout["offsets"],
                        np.array([sf.friction for sf in self.surfaces]), np.array([c.friction for c in self.colliders]),
-                       np.array([collider_spin(c.start, c.end, dt) for c in self.colliders]).reshape(-1, 3),
+                       np.array([rigid_spin(c.start, c.end, dt) for c in self.colliders]).reshape(-1, 3),
                        self.settings.rolling_resistance, dt)
 
     def _choose_sides_of_initial_overlap(self, x0, frac):

@@ -12,8 +12,8 @@ RADIUS = 0.5
 
 
 def ball_on_incline(degrees, seconds, rolling_resistance=None, damping=0.001):
-    """A 1 m ball (icosphere, 4 subdivisions, cage resolution 12, E = 1e5 Pa) put 0.5 mm above a plane tilted by `degrees` (gravity tilted
-    instead, down-slope = +x), μ = 0.8. Returns its centre of mass's down-slope position per step, the world, the
+    """A 1 m ball (icosphere, 4 subdivisions, cage resolution 12, E = 1e5 Pa) put 0.5 mm above a plane tilted by
+    `degrees` (gravity tilted instead, down-slope = +x), μ = 0.8. Returns its centre of mass's down-slope position per step, the world, the
     ball's masses and its nodes' range."""
     th = np.radians(degrees)
     world = core.World(gravity=(G * np.sin(th), 0.0, -G * np.cos(th)), settings=core.SolverSettings(cg_iterations=50))
