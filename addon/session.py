@@ -17,7 +17,7 @@ _UNSAVED = "unsaved"
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
 # Stiffness number E Δt² / (ρ h²) (h: a body's mean tet edge) above which the CG uses multigrid. Measured through
 # core at the add-on's settings, multigrid rebuilt every frame (benchmarks/preconditioner_choice.py, RESULTS.md, load
-# ~5): multigrid never cost less per frame (1.1-2.2x block-Jacobi's), so it is used where block-Jacobi, stopped at its
+# ~5): multigrid never cost less per frame (1.1-2.1x block-Jacobi's), so it is used where block-Jacobi, stopped at its
 # cap of 50, is off a converged run: by 0.01 % of the body's size on the default cube (S = 28; multigrid 0.04 %), but
 # 0.37 % (4 mm) on a 1 m ball at S = 39 and 2.5 % on a 1 m cantilever at S = 39 (multigrid 0.01 %). A slender pinned
 # body drifts below the threshold too (the cantilever: 1.3 % at S = 28).
