@@ -21,6 +21,7 @@ class Body:
         self.basis = bridge.read_vertices(obj.data)
         self.embedding = tm.embedding
         self.handle = None
+        self.edge = None   # the cage's mean edge length in world space (m), set with the World
         self.pinned = np.zeros(0, np.int64)
         self.pin_vertices = None
         self.pin_fit = None

@@ -15,6 +15,13 @@ from .report import one_line
 _SESSIONS = {}
 _UNSAVED = "unsaved"
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
+# Stiffness number E Δt² / (ρ h²) (h: a body's mean tet edge) above which the CG uses multigrid. Measured through
+# core at the add-on's settings, multigrid rebuilt every frame (benchmarks/preconditioner_choice.py, RESULTS.md, load
+# ~5): multigrid never cost less per frame (1.1-2.1x block-Jacobi's), so it is used where block-Jacobi, stopped at its
+# cap of 50, is off a converged run: by 0.01 % of the body's size on the default cube (S = 28; multigrid 0.04 %), but
+# 0.37 % (4 mm) on a 1 m ball at S = 39 and 2.5 % on a 1 m cantilever at S = 39 (multigrid 0.01 %). A slender pinned
+# body drifts below the threshold too (the cantilever: 1.3 % at S = 28).
+MULTIGRID_STIFFNESS = 30.0
 
 
 def soft_bodies(scene):
@@ -99,6 +106,22 @@ def _material(core, obj):
                              model=o.material_model.lower(), mooney_rivlin_c01=c01, mooney_rivlin_c10=c10)
     except core.InvalidInputError as exc:
         raise RuntimeError(f"material of '{obj.name}': {one_line(exc)}") from None
+
+
+def mean_edge(x, tets):
+    """The mean length of the tets' edges (each tet's six counted) at node positions x."""
+    return float(np.mean([np.linalg.norm(x[tets[:, a]] - x[tets[:, b]], axis=1).mean()
+                          for a in range(4) for b in range(a + 1, 4)]))
+
+
+def preconditioner(bodies, dt):
+    """The CG preconditioner of a frame: "multigrid" if a body is stiff for its cage and time step (its stiffness
+    number E Δt² / (ρ h²), h its cage's mean edge, above MULTIGRID_STIFFNESS), else block-Jacobi ("jacobi")."""
+    for body in bodies:
+        m = body.handle.material
+        if m.youngs_modulus * dt * dt / (m.density * body.edge ** 2) > MULTIGRID_STIFFNESS:
+            return "multigrid"
+    return "jacobi"
 
 
 class Session:
@@ -294,11 +317,8 @@ class Session:
         """A core.World with every soft body at its rest state (the cached start frame) and every collider."""
         core = load_core()
         s = scene.softfem
-        # block-Jacobi, not core's "auto": a frame simulated again from the cache must come out as it did (to 1e-9 m),
-        # and auto's choice and multigrid's coarse levels are memory the cached frames do not hold (a frame resimulated
-        # by a fresh World differed by 2e-5 m)
         world = core.World(gravity=_gravity(scene), settings=core.SolverSettings(
-            newton_iterations=s.newton_iterations or None, cg_iterations=s.cg_iterations, preconditioner="jacobi",
+            newton_iterations=s.newton_iterations or None, cg_iterations=s.cg_iterations,
             integrator=s.integrator.lower()))
         rest = self._state(frame_range(scene)[0])
         if rest is None:
@@ -307,6 +327,7 @@ class Session:
             obj = scene.objects[body.name]
             material = _material(core, obj)
             mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
+            body.edge = mean_edge(x0, body.tm.tets)
             body.pinned, body.pin_vertices = self._pins(obj, body)
             body.pin_fit = PinFit(body) if len(body.pinned) else None
             scale = self._stiffness(obj, body)
@@ -420,6 +441,11 @@ class Session:
                 ends.append(None)
         moves = colliders.frame_targets(self.colliders, scene, depsgraph)
         self._read_animated_settings(core, scene)
+        # The preconditioner carries nothing over from the frame before, so the frame comes out the same played on from
+        # it or simulated again from its cached state by a fresh World (but for the contact stage's memory, which the
+        # cache does not hold either: 3e-6 m apart on a landing Rubber cube).
+        self.world.reset_preconditioner()
+        self.world.settings.preconditioner = preconditioner(self.bodies, dt)
         animated = [(body, body.handle.x.copy()) for body in self.bodies if scene.objects[body.name].softfem.animated]
         pushes = self._external_accelerations(core, scene)
         try:

@@ -114,6 +114,10 @@ class World:
         self.bodies.append(body)
         return body
 
+    def reset_preconditioner(self):
+        """Forget multigrid's hierarchy and auto's records, so later steps depend only on the state and settings."""
+        self._multigrid = Multigrid()
+
     def wake(self):
         """Wake every sleeping body."""
         self._sleep.wake()

@@ -3,7 +3,7 @@
 playing a dropped ball, and a Mooney-Rivlin the core refuses reported in one line naming the object."""
 import numpy as np
 import pytest
-from addon_testing import add_ico, evaluated_world
+from addon_testing import add_ico, add_rubber_cube, evaluated_world
 
 
 def play(scene, frames):
@@ -135,6 +135,37 @@ def test_every_preset_plays_a_ball_dropped_on_a_plane(blender, softfem, integrat
         elif volume(p, tris) < 0.6 * v0:
             failures.append(f"{key}: ends with {volume(p, tris) / v0:.0%} of its volume")
     assert not failures, failures
+
+
+def test_a_rubber_body_is_solved_to_the_cg_tolerance_and_a_soft_one_with_block_jacobi(blender, softfem, monkeypatch):
+    # The Rubber cube is stiff for its cage: the add-on solves it with multigrid, every step within the CG's cap and to
+    # its tolerance while it falls and lands. Block-Jacobi stopped at the cap (50) every step there, its residual up to
+    # 0.24. The same cube in the default material (E = 1e5: stiffness number 13) keeps block-Jacobi, cheaper there.
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 8
+    cube = add_rubber_cube(bpy)
+    World = softfem.addon.dependencies.load_core().World
+    steps, step = [], World.step
+
+    def recording_step(self, dt):
+        step(self, dt)
+        steps.append(dict(self.stats, preconditioner_setting=self.settings.preconditioner,
+                          cap=self.settings.cg_iterations, tolerance=self.settings.cg_tolerance))
+
+    monkeypatch.setattr(World, "step", recording_step)
+    play(scene, range(1, 9))
+    assert len(steps) == 7 * scene.softfem.substeps
+    assert any(s["contacts"] for s in steps)   # it landed
+    for s in steps:
+        assert s["preconditioner"] == "multigrid"
+        assert s["cg_iterations"] < s["cap"] * s["solves"]
+        assert s["cg_residual"] <= s["tolerance"]
+    cube.softfem.preset = "CUSTOM"
+    cube.softfem.youngs_modulus, cube.softfem.density = 1.0e5, 1000.0
+    steps.clear()
+    play(scene, range(1, 4))
+    assert steps and all(s["preconditioner_setting"] == "jacobi" for s in steps)
 
 
 def test_a_mooney_rivlin_the_core_refuses_is_one_line_naming_the_object_and_keeps_the_cache(blender, softfem):
