@@ -45,7 +45,7 @@ class ForceModel:
             self._update_forces = np.zeros((m, 4, 3))    # hyperelastic tets' forces at the last update, at _update_x
             self._update_x = None
             self._jacobi_data = None
-            self._modulus = model.mu_v      # μV: the curvature of the energy continued below the stretch floor
+            self._modulus = hyperelastic.continuation_modulus(model.mu_v, model.lam_v)   # k below the floor
 
     def update_rotations(self, state):
         """Rotations (polar / DAPD) at state.x, updating state.rot, state.witness and state.x_eval.

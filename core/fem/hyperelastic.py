@@ -4,19 +4,37 @@ principal stretches of the signed SVD, one kernel per operation dispatching on t
 Per tet e: F = Ds Gₑ = U diag(σ) Vᵀ (svd3.signed_svd: an inverted tet has σ₂ < 0). The energy Ψ(σ) of the
 material (core.fem.materials; coefficients per tet already times the volume) is evaluated at σ̂ = max(σ, σ_min)
 (Irving, Teran, Fedkiw 2004) and continued below the floor by
-    Ψ̃(σ) = Ψ(σ̂) + Σ_{clamped i} (min(∂ᵢΨ(σ̂), 0) dᵢ + ½k dᵢ²),   dᵢ = σᵢ − σ_min < 0,  k = μV,
+    Ψ̃(σ) = Ψ(σ̂) + Σ_{clamped i} (min(∂ᵢΨ(σ̂), 0) dᵢ + ½k dᵢ²),   dᵢ = σᵢ − σ_min < 0,   k = max(μ, λ)V,
 so the energy rises with the depth of a collapse or inversion and the force pushes the tet back out. (With slope
 ∂ᵢΨ itself, a tet whose other stretches are large gains energy by inverting further, ∂ᵢΨ > 0 there: Mooney–Rivlin
-blew up so.) The force is the exact −∂Ψ̃/∂x (the energy is C¹ except where ∂ᵢΨ(σ̂) > 0 at the floor). σ_min and k
-were chosen on the scrambled-cube test (tests/core/test_hyperelastic_inversion.py, 48 seeds, 4 s): with k = μV,
-σ_min = 0.3 left 24 neo-Hookean and 30 Mooney–Rivlin cubes in folded equilibria, 0.4 two neo-Hookean ones, 0.45
-none; at 0.4 a stiffer k = 3(λ + 2μ)V folded 36 neo-Hookean cubes.
+blew up so.) The force is the exact −∂Ψ̃/∂x (the energy is C¹ except where ∂ᵢΨ(σ̂) > 0 at the floor); k is a
+constant per tet (continuation_modulus), so no third derivative of Ψ enters it.
+k and σ_min = 0.5 (issue 15) were chosen on a 50 cm ball of the Jelly preset (λ = 9μ) dropped 50 cm
+(benchmarks/jelly_drop.py: render-surface volume kept at 3 s, neo-Hookean / Mooney–Rivlin) and on 200 scrambled
+cubes (tests/core/test_hyperelastic_inversion.py) at ν = 0.3 and 0.45 (seeds left tangled, neo-Hookean /
+Mooney–Rivlin / StVK):
+- k = μV, σ_min = 0.45 (before): ball 2.5 % / 70 %; cubes 3/3/0 but 126/132/49 at ν = 0.45. Below the floor only
+  the shear modulus resisted, and once a tet's other stretches had grown to J(σ̂) ≥ 1 its slope min(∂ᵢΨ, 0)
+  vanished too: the ball flattened into a sheet of 1,670 inverted tets content at σ ≈ (1.8, 1.5, −0.6),
+  J(σ̂) ≈ 1.2 (medians).
+- k = ∂ᵢᵢΨ at the floor (uniaxial, 86μV for the Jelly, 19μV at ν = 0.3; σ_min = 0.45): ball 96 %, but 47 of 48
+  neo-Hookean cubes at ν = 0.3 and all at 0.45 end twisted or folded with every tet upright. Those are local
+  minima of the neo-Hookean energy itself (gradient descent of the unclamped energy from one stays there, 0.77 m
+  from the rest shape), which a continuation as stiff as the energy reaches; the stiffer k, the more of them
+  (at ν = 0.45, σ_min = 0.45: k = (λ + 2μ)V 30/58/117, 2λV 78 % and 81 % of the first two).
+- k = max(μ, λ)V, the volume term's modulus that the clamp had dropped: ball 95 % / 97 %, cubes 7/1/0 and
+  16/28/67 at σ_min = 0.45; 93 % / 97 %, cubes 0/2/1 and 5/18/33 at 0.5 (the choice); 91 %, 4/8/18 at 0.55.
+σ_min thus trades the energy's fidelity in compression for recovery from tangles. The cost: compression below the
+floor is softer than the energy's, so the ball's landing squashes it to 35 % of its volume for ~0.2 s (54 %
+Mooney–Rivlin) where the energy's own curvature keeps 78 %.
 The stiffness is the Hessian of Ψ at U diag(σ̂) Vᵀ (∂ᵢᵢΨ replaced by k for a clamped i) in its eigenmodes
 (Teran, Sifakis, Irving, Fedkiw 2005): the 3×3 principal-stretch block ∂²Ψ/∂σᵢ∂σⱼ (modes U diag(q) Vᵀ) and for each
 pair i < j a stretch-shear mode (uᵢvⱼᵀ + uⱼvᵢᵀ)/√2 with (∂ᵢΨ − ∂ⱼΨ)/(σᵢ − σⱼ) and a twist mode (uᵢvⱼᵀ − uⱼvᵢᵀ)/√2
 with (∂ᵢΨ + ∂ⱼΨ)/(σᵢ + σⱼ); negative eigenvalues are clamped at 0 (not for the "exact" differential of the static
 solve), so every Kₑ (12×12, stored per tet) is PSD.
 """
+import numpy as np
+
 from ..jit import njit, prange
 from . import mat3
 from .block_sparse import clear_row
@@ -26,7 +44,12 @@ from .materials import MOONEY_RIVLIN, NEO_HOOKEAN, mooney_rivlin, neo_hookean, s
 from .svd3 import signed_svd, sym_eigen
 
 # Principal stretches below this are clamped for the stress (the energy continues quadratically).
-STRETCH_FLOOR = 0.45
+STRETCH_FLOOR = 0.5
+
+
+def continuation_modulus(mu_v, lam_v):
+    """k = max(μ, λ)V per tet (M,): the curvature of the energy continued below the stretch floor."""
+    return np.maximum(mu_v, lam_v)
 
 
 @njit(inline="always", cache=True)
