@@ -95,8 +95,9 @@ def volume(p, tris):
 def test_every_preset_plays_a_ball_dropped_on_a_plane(blender, softfem, integrator):
     """The add-on's defaults (resolution, substeps) but the preset and the integrator: a dessert-sized icosphere
     (30 cm across) dropped 30 cm onto a Collision plane lands and rests with no diverged frame, finite vertices,
-    nothing through the plane and most of its volume (measured at the end with backward Euler: Jelly 79 %, the
-    others 99.5-100 %; a 50 cm Jelly ball dropped 50 cm ends at 8 %, see the report of issue 15)."""
+    nothing through the plane and at least 90 % of its volume (measured at the end with backward Euler: Jelly 97.6 %,
+    79 % before issue 15's continuation below the stretch floor; the others 99.5-100 %; a 50 cm Jelly ball dropped
+    50 cm: tests/core/test_hyperelastic_volume.py)."""
     bpy = blender
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 36
@@ -132,7 +133,7 @@ def test_every_preset_plays_a_ball_dropped_on_a_plane(blender, softfem, integrat
             failures.append(f"{key}: sank to z = {lowest:.3f} m through the plane (thickness {thickness} m)")
         elif lowest > thickness + 0.02:
             failures.append(f"{key}: never reached the plane (lowest z = {lowest:.3f} m)")
-        elif volume(p, tris) < 0.6 * v0:
+        elif volume(p, tris) < 0.9 * v0:
             failures.append(f"{key}: ends with {volume(p, tris) / v0:.0%} of its volume")
     assert not failures, failures
 
