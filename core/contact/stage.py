@@ -172,12 +172,12 @@ class ContactStage:
         pinned nodes). frac0, frac1: the part of the colliders' motion (start -> end) this step
         covers. penalty, penalty_impulse: the ContactPenalty the implicit solve ran with and its rows'
         normal impulses (N·s): they count in the friction bounds and in the reported forces. Records
-        self.contacts; returns whether v was changed.
+        self.contacts; returns the solver iterations used (0: no contact work).
         """
         self.penetrating = False
         if self._idle():
             self.contacts = Contacts.empty()
-            return False
+            return 0
         self._prepare(x0, node_counts)
         x0 = np.ascontiguousarray(x0, dtype=np.float64)
         work = np.ascontiguousarray(v, dtype=np.float64)
@@ -208,6 +208,8 @@ class ContactStage:
         if penalty is not None:
             self._memory.drag_anchors(penalty, work * dt)
         self._memory.update(point, impulse, normal, node, coef, other, x0, work, dt, lay["nodes"], lay["weights"])
+        if work is not v:
+            v[...] = work
         self._sides.after_correction(ids, pen[0], pen[3], pen[2], point, normal, gap, self.settings.slop)
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if alone.any():
@@ -215,9 +217,7 @@ class ContactStage:
             rows[np.flatnonzero(live)[alone]] = True
             contacts = append_penalty_contacts(contacts, lay, x0, work, dt, penalty, rows, penalty_impulse)
         self.contacts = contacts
-        if work is not v:
-            v[...] = work
-        return iters > 0
+        return iters
 
     def resist_rolling(self, x, v, inv_mass, dt):
         """Brake the rolling of each patch of the step's contacts (core.contact.rolling) at the end of the step:
