@@ -44,17 +44,19 @@ class AutoPreconditioner:
     def plan(self):
         """The preconditioners of the next solve: block-Jacobi for WARMUP solves (the cheap guess: multigrid's first
         solve builds its hierarchy), then both from the same start (the winner's solve kept), then the winner alone; both
-        again after an interval, or as soon as the winner's cost grows DRIFT times past the loser's last."""
+        again after an interval, or as soon as the winner's cost grows DRIFT times past the loser's last. Block-Jacobi
+        comes first in a comparison: where the warm start already meets the tolerance (free fall) the caller stops
+        there, and no hierarchy is built."""
         self._solves += 1
         if self._solves <= WARMUP:
             return ["jacobi"]
         if self.best is None:
-            return ["multigrid", "jacobi"]
+            return ["jacobi", "multigrid"]
         self._since += 1
         other = _other(self.best)
         if self._since >= self._interval or self.cost[self.best] > DRIFT * self.cost[other]:
             self._since = 0
-            return [other, self.best]
+            return ["jacobi", "multigrid"]
         return [self.best]
 
     def record(self, name, work, residual, compared):
