@@ -55,22 +55,17 @@ def _dapd_rotation(x_eval, rest, tets, g, f, ds, p0, p1, p2, p3, last, w, e, alp
     return last, w
 
 
-@njit(cache=True, fastmath={"contract"})
-def _gamma(r, f):
-    """The hybrid weight γ = min(1, Σ|σᵢ − 1|/3), σᵢ the eigenvalues of sym(RᵀF)."""
-    return min(1.0, mat3.sym_deviation_l1(mat3.tmul(r, f)) / 3.0)
-
-
 @njit(parallel=True, cache=True, fastmath={"contract"})
 def update_rotations(x, x_eval, rest, tets, gm, rot, witness, gamma, shat, alpha, beta, mode):
     """Rotations, witnesses and the hybrid weight γ = min(1, Σ|σᵢ − 1|/3) of every tet, in place.
-    `rot` holds the last R (kept where no rotation can be extracted) and receives R; `shat` receives S = RᵀF in EXACT mode.
+    `rot` holds the last R (kept where no rotation can be extracted) and receives R; `shat` receives S = RᵀF in
+    EXACT mode.
 
-    Tets with det F ≥ α (polar) in one pass, the rare collapsed ones (DAPD) in a second, the other modes' γ and S
-    in a third: each branch in the hot loop's body made every polar tet slower (DAPD ~45 ns, the mode switch ~7 ns;
-    about 280 ns in all before, measured on a 5.9k-tet ball)."""
+    Three passes: tets with det F ≥ α (polar), the rare collapsed ones (DAPD), then γ (or S) from the new R. Each
+    branch in the polar loop's body made every tet slower (the DAPD code ~45 ns, a mode switch ~7 ns, against
+    ~280 ns per tet in all before; measured on a 5.9k-tet ball); γ's own pass, which gathers F again, timed the
+    same as γ inside the polar loop."""
     m = tets.shape[0]
-    hybrid = mode == HYBRID
     collapsed = np.zeros(m, dtype=np.bool_)
     for e in prange(m):
         i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
@@ -79,8 +74,6 @@ def update_rotations(x, x_eval, rest, tets, gm, rot, witness, gamma, shat, alpha
             r, ok = polar_rotation(f, mat3.load(rot, e))
             witness[e] = NO_WITNESS
             mat3.store(rot, e, r)
-            if hybrid:
-                gamma[e] = _gamma(r, f)
         else:
             collapsed[e] = True
     for e in prange(m):
@@ -89,22 +82,22 @@ def update_rotations(x, x_eval, rest, tets, gm, rot, witness, gamma, shat, alpha
             p0, p1, p2, p3 = _node(x, i0), _node(x, i1), _node(x, i2), _node(x, i3)
             g = mat3.load(gm, e)
             ds = edge_matrix(p0, p1, p2, p3)
-            f = mat3.mul(ds, g)
-            r, w = _dapd_rotation(x_eval, rest, tets, g, f, ds, p0, p1, p2, p3, mat3.load(rot, e), witness[e], e,
-                                  alpha, beta)
+            r, w = _dapd_rotation(x_eval, rest, tets, g, mat3.mul(ds, g), ds, p0, p1, p2, p3, mat3.load(rot, e),
+                                  witness[e], e, alpha, beta)
             witness[e] = w
             mat3.store(rot, e, r)
-            if hybrid:
-                gamma[e] = _gamma(r, f)
-    if not hybrid:
-        for e in prange(m):
-            if mode == WARPED:
-                gamma[e] = 0.0
-            else:
-                gamma[e] = 1.0
-                i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
-                f = mat3.mul(edge_matrix(_node(x, i0), _node(x, i1), _node(x, i2), _node(x, i3)), mat3.load(gm, e))
-                mat3.store(shat, e, mat3.tmul(mat3.load(rot, e), f))
+    if mode == WARPED:
+        gamma[:] = 0.0
+        return
+    for e in prange(m):
+        i0, i1, i2, i3 = tets[e, 0], tets[e, 1], tets[e, 2], tets[e, 3]
+        f = mat3.mul(edge_matrix(_node(x, i0), _node(x, i1), _node(x, i2), _node(x, i3)), mat3.load(gm, e))
+        s = mat3.tmul(mat3.load(rot, e), f)
+        if mode == HYBRID:
+            gamma[e] = min(1.0, mat3.sym_deviation_l1(s) / 3.0)
+        else:
+            gamma[e] = 1.0
+            mat3.store(shat, e, s)
 
 
 @njit(cache=True)

@@ -111,7 +111,7 @@ def sym_deviation_l1(s):
     With A = sym(s) − I = qI + pB (q = tr A / 3, tr B = 0, ‖B‖² = 6), A's eigenvalues are q + 2p cos(φ + 2πk/3),
     cos 3φ = det B / 2. The one farthest from the other two (k = 0 when det B ≥ 0, else k = 1) comes from
     cos(acos|r|/3) on 0 ≤ |r| ≤ 1, where it is smooth; the other two are the roots of x² − σx + π (σ their sum,
-    π = c₂(A) − λσ their product), and |x₁| + |x₂| is |σ| when they share a sign, else √(σ² − 4π)."""
+    π = c₂(A) − λσ their product), and |x₁| + |x₂| is |σ| = √σ² when they share a sign (π ≥ 0), else √(σ² − 4π)."""
     a00, a11, a22 = s[0] - 1.0, s[4] - 1.0, s[8] - 1.0
     a01, a02, a12 = 0.5 * (s[1] + s[3]), 0.5 * (s[2] + s[6]), 0.5 * (s[5] + s[7])
     c1 = a00 + a11 + a22
@@ -125,13 +125,9 @@ def sym_deviation_l1(s):
     det_b = (b00 * (b11 * b22 - a12 * a12) - a01 * (a01 * b22 - a12 * a02)
              + a02 * (a01 * a12 - b11 * a02))
     r = 0.5 * det_b * h * h * p
-    if r >= 0.0:
-        lam = q + 2.0 * p * _cos_third_acos(min(1.0, r))
-    else:
-        lam = q - 2.0 * p * _cos_third_acos(min(1.0, -r))
+    # no branches on signs (either is as likely: a mispredicted one cost more than the arithmetic it saves)
+    lam = q + math.copysign(2.0 * p, r) * _cos_third_acos(min(1.0, abs(r)))
     c2 = a00 * a11 - a01 * a01 + a00 * a22 - a02 * a02 + a11 * a22 - a12 * a12
     sigma = c1 - lam
     prod = c2 - lam * sigma
-    if prod >= 0.0:
-        return abs(lam) + abs(sigma)
-    return abs(lam) + math.sqrt(sigma * sigma - 4.0 * prod)
+    return abs(lam) + math.sqrt(sigma * sigma - 4.0 * min(prod, 0.0))
