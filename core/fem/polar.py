@@ -7,11 +7,12 @@ from . import mat3
 _MAX_ITERATIONS = 40
 # Frobenius scaling pays while far from orthogonal; near convergence it only costs (ζ → 1).
 _SCALE_WHILE_CHANGE2 = 1e-4
-# ... and only when ζ⁴ = ‖X⁻¹‖²/‖X‖² is outside [1/2, 2]: a ζ within 20 % of 1 saved no iteration on the 5.9k-tet
-# ball's drop (its two square roots and division are on the iteration's critical path).
+# ... and only when ζ⁴ = ‖X⁻¹‖²/‖X‖² is outside [1/2, 2]: on a squashed 5.9k-tet ball, scaling by a ζ within 20 % of
+# 1 saved a quarter of an iteration per tet but its two square roots and division (on the critical path) cost more.
 _SCALE_OUTSIDE = 2.0
 # Quadratic convergence: an update of c leaves an iterate accurate to ~c²/2, so stopping once c < 1e-6 gives R to
-# ~5e-13 (stopping at 1e-9 cost one more iteration on half the tets of a squashed ball, for accuracy no force needs).
+# ~5e-13 (stopping at 1e-9 cost one more iteration on every tet of a falling ball and on about half of a squashed
+# one's, for accuracy no force needs).
 _CONVERGED_CHANGE2 = 1e-12
 
 
@@ -23,7 +24,7 @@ def polar_rotation(f, fallback):
     Higham's Newton iteration X ← (ζX + X⁻ᵀ/ζ)/2 from X = F, with Frobenius scaling, converges globally for
     nonsingular X and keeps the sign of det X, so R is a proper rotation. It acts on F's singular values alone
     (σ ← (ζσ + 1/(ζσ))/2), so its iterations depend on how far they are from 1 (one for strains below ~1e-6,
-    four for ~0.3) and starting from warmᵀF (a rotation close to R) would not save any: it only cost two products."""
+    four or five for ~0.3); starting from warmᵀF (a rotation close to R) saves none and cost two products."""
     x = f
     change = math.inf
     for _ in range(_MAX_ITERATIONS):
