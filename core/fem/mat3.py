@@ -84,23 +84,50 @@ def from_columns(c0, c1, c2):
     return (c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2])
 
 
-@njit(cache=True)
-def sym_eigenvalues(s):
-    """Eigenvalues of the symmetric part of s (closed form, trigonometric)."""
-    a00, a11, a22 = s[0], s[4], s[8]
+# cos(acos(r)/3) for 0 ≤ r ≤ 1 (the largest root c of 4c³ − 3c = r) as a polynomial in u = 2r − 1: the Chebyshev
+# least-squares fit of degree 15, within 8e-15 of the exact value (which is analytic there: its branch point is r = −1).
+_C0, _C1, _C2, _C3 = 0.9396926207859078, 0.06582180727244408, -0.006431413987865973, 0.001106654956096175
+_C4, _C5, _C6, _C7 = -0.00023364527504374393, 5.4914414990330616e-05, -1.3791315595714315e-05, 3.623312709147403e-06
+_C8, _C9, _C10, _C11 = -9.833823738323141e-07, 2.7359890976456246e-07, -7.79916253828422e-08, 2.2524035730282596e-08
+_C12, _C13, _C14, _C15 = -6.116777569912348e-09, 1.771941393302708e-09, -8.244016351375189e-10, 2.5665312921534513e-10
+
+
+@njit(cache=True, fastmath={"contract"})
+def _cos_third_acos(r):
+    """cos(acos(r)/3) for 0 ≤ r ≤ 1, by the polynomial above (Estrin's scheme: a short dependency chain)."""
+    u = 2.0 * r - 1.0
+    u2 = u * u
+    u4 = u2 * u2
+    u8 = u4 * u4
+    a = (_C0 + _C1 * u) + (_C2 + _C3 * u) * u2 + ((_C4 + _C5 * u) + (_C6 + _C7 * u) * u2) * u4
+    b = (_C8 + _C9 * u) + (_C10 + _C11 * u) * u2 + ((_C12 + _C13 * u) + (_C14 + _C15 * u) * u2) * u4
+    return a + b * u8
+
+
+@njit(cache=True, fastmath={"contract"})
+def sym_deviation_l1(s):
+    """Σ|λᵢ − 1| over the eigenvalues λᵢ of the symmetric part of s, to ~1e-14 (without acos and cos).
+
+    With A = sym(s) − I = qI + pB (q = tr A / 3, tr B = 0, ‖B‖² = 6), A's eigenvalues are q + 2p cos(φ + 2πk/3),
+    cos 3φ = det B / 2. The one farthest from the other two (k = 0 when det B ≥ 0, else k = 1) comes from
+    cos(acos|r|/3) on 0 ≤ |r| ≤ 1, where it is smooth; the other two are the roots of x² − σx + π (σ their sum,
+    π = c₂(A) − λσ their product), and |x₁| + |x₂| is |σ| = √σ² when they share a sign (π ≥ 0), else √(σ² − 4π)."""
+    a00, a11, a22 = s[0] - 1.0, s[4] - 1.0, s[8] - 1.0
     a01, a02, a12 = 0.5 * (s[1] + s[3]), 0.5 * (s[2] + s[6]), 0.5 * (s[5] + s[7])
-    p1 = a01 * a01 + a02 * a02 + a12 * a12
-    q = (a00 + a11 + a22) / 3.0
-    p2 = (a00 - q) ** 2 + (a11 - q) ** 2 + (a22 - q) ** 2 + 2.0 * p1
-    if p2 <= 1e-30 * (q * q + 1e-300):
-        return q, q, q
+    c1 = a00 + a11 + a22
+    q = c1 / 3.0
+    b00, b11, b22 = a00 - q, a11 - q, a22 - q
+    p2 = b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * (a01 * a01 + a02 * a02 + a12 * a12)
+    if not p2 > 1e-60:
+        return abs(c1)          # A = qI (to ~1e-30)
     p = math.sqrt(p2 / 6.0)
-    b00, b11, b22 = (a00 - q) / p, (a11 - q) / p, (a22 - q) / p
-    b01, b02, b12 = a01 / p, a02 / p, a12 / p
-    r = 0.5 * (b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02)
-               + b02 * (b01 * b12 - b11 * b02))
-    r = min(1.0, max(-1.0, r))
-    phi = math.acos(r) / 3.0
-    e0 = q + 2.0 * p * math.cos(phi)
-    e2 = q + 2.0 * p * math.cos(phi + 2.0 * math.pi / 3.0)
-    return e0, 3.0 * q - e0 - e2, e2
+    h = 6.0 / p2               # 1/p³ = p h²: the square root and the division run side by side
+    det_b = (b00 * (b11 * b22 - a12 * a12) - a01 * (a01 * b22 - a12 * a02)
+             + a02 * (a01 * a12 - b11 * a02))
+    r = 0.5 * det_b * h * h * p
+    # no branches on signs (either is as likely: a mispredicted one cost more than the arithmetic it saves)
+    lam = q + math.copysign(2.0 * p, r) * _cos_third_acos(min(1.0, abs(r)))
+    c2 = a00 * a11 - a01 * a01 + a00 * a22 - a02 * a02 + a11 * a22 - a12 * a12
+    sigma = c1 - lam
+    prod = c2 - lam * sigma
+    return abs(lam) + math.sqrt(sigma * sigma - 4.0 * min(prod, 0.0))
