@@ -21,6 +21,8 @@ or as a couple about the two centres of mass), it made a stack of five of Blende
 ±3 mm and never fall asleep, where without it the stack sleeps after 1.2 s."""
 import numpy as np
 
+from ..linalg3 import inverse3
+
 
 def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, collider_friction, collider_spin, eta, dt):
     """Brake each body's rolling on each collider it touches (see the module docstring), changing the node
@@ -90,15 +92,8 @@ def _rigid_frame(x, v, inv_mass, n0, n1, pivot):
     r = xs - pivot
     momentum = (m[:, None] * np.cross(r, vs)).sum(axis=0)
     inertia = np.eye(3) * (m * np.einsum("nd,nd->n", r, r)).sum() - np.einsum("n,ni,nj->ij", m, r, r)
-    turn = _inverse(inertia)
+    turn = inverse3(inertia)
     return turn @ momentum, turn, pivot, m.sum(), com
-
-
-def _inverse(a):
-    """Inverse of a nonsingular 3×3 matrix by cofactors (LAPACK's threaded inverse took up to 13 ms per 3×3 call
-    inside a step, measured, against ~5 µs alone)."""
-    cof = np.cross(a[[1, 2, 0]], a[[2, 0, 1]])
-    return cof.T / (a[0] @ cof[0])
 
 
 def rigid_spin(start, end, dt):

@@ -31,7 +31,7 @@ def _gather_product(buf, node_ptr, node_ent, p, mass_term, free, ap, n0, n1):
 
 class MatrixFreeSystem:
     """A p computed per tet from the stored rotations (any stress differential). node_ranges: each
-    body's (n0, n1), the rows and columns of its diagonal block."""
+    body's (n0, n1), the rows and columns of its diagonal block; mass_term: the diagonal (mass) part per node."""
 
     def __init__(self, force_model, mass_coef, tet_scale):
         self.force_model, self.tet_scale = force_model, tet_scale
@@ -52,14 +52,15 @@ class MatrixFreeSystem:
 
 class BlockSparseSystem:
     """A assembled once per Newton iteration into 3×3 blocks (hybrid or warped differential). node_ranges:
-    each body's (n0, n1), the rows and columns of its diagonal block."""
+    each body's (n0, n1), the rows and columns of its diagonal block; mass_term: the diagonal (mass) part per node."""
 
     def __init__(self, force_model, mass_coef, tet_scale):
         fm, md = force_model, force_model.model
         self.node_ranges = md.node_ranges
         pat = fm.block_pattern()
         self.pattern = pat
-        self.data = fm.assemble_blocks(tet_scale, mass_coef * md.mass, fm.block_data())
+        self.mass_term = mass_coef * md.mass
+        self.data = fm.assemble_blocks(tet_scale, self.mass_term, fm.block_data())
 
     def apply(self, p, out, free, body):
         """out = S A p on the rows of body `body` (S zeroes rows where free == 0); returns p·out over them."""
