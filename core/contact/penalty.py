@@ -129,7 +129,7 @@ def _blocks(order, point, node, coef, normal, kappa):
 
 
 @njit(cache=True)
-def _product(node, coef, k, blocks, p, free, out):
+def penalty_product(node, coef, k, blocks, p, free, out):
     """out += S Σ_b J_bᵀ K_b J_b p over the given blocks (S zeroes constrained nodes); returns p·(the addition)."""
     acc = 0.0
     for i in range(blocks.shape[0]):
@@ -288,7 +288,7 @@ class ContactPenalty:
     def product(self, p, out, free, blocks):
         """out += S Σ κ Jᵀn (n·J p) over the rows of the stencil blocks `blocks` (indices into block_node);
         returns p·(the addition)."""
-        return _product(self.block_node, self.block_coef, self.block_k, blocks, p, free, out)
+        return penalty_product(self.block_node, self.block_coef, self.block_k, blocks, p, free, out)
 
     def precondition(self, pinv):
         """Fold the rows' diagonal blocks into the block-Jacobi inverse pinv (N,3,3), in place."""
