@@ -89,6 +89,31 @@ def _assembled_jacobi_iterations(row_ptr, col, data, ranges, pnode, pcoef, pk, p
     return it, rz
 
 
+@njit(cache=True)
+def _add_row_translations(node, coef, k, blocks, owner, e, touched):
+    """e (B,3,B,3) += each contact block's K_b weighted by its stencil's weight sums on bodies i and j (owner: each
+    node's body, −1 for none); touched[i] set for the bodies a block reaches."""
+    nb = e.shape[0]
+    sums = np.zeros(nb)
+    for i in range(blocks.shape[0]):
+        b = blocks[i]
+        sums[:] = 0.0
+        for s in range(node.shape[1]):
+            j = node[b, s]
+            if j >= 0 and owner[j] >= 0:
+                sums[owner[j]] += coef[b, s]
+                touched[owner[j]] = True
+        for p in range(nb):
+            if sums[p] == 0.0:
+                continue
+            for q in range(nb):
+                w = sums[p] * sums[q]
+                if w != 0.0:
+                    for a in range(3):
+                        for c in range(3):
+                            e[p, a, q, c] += w * k[b, a, c]
+
+
 @njit(parallel=True, cache=True)
 def _new_direction(p, z, beta):
     for n in prange(p.shape[0]):
@@ -277,18 +302,13 @@ class _Translations:
         e = np.zeros((nb, 3, nb, 3))
         for i, (n0, n1) in enumerate(self.ranges):
             e[i, :, i, :] = np.eye(3) * self.mass_term[n0:n1].sum()
-        self.touched = np.zeros(nb, bool)
+        self.touched = np.zeros(nb, np.bool_)
         if nb and blocks is not None and len(blocks):
-            owner = np.full(len(free), nb, np.int64)
+            owner = np.full(len(free), -1, np.int64)
             for i, (n0, n1) in enumerate(self.ranges):
                 owner[n0:n1] = i
-            node, coef = penalty.block_node[blocks], penalty.block_coef[blocks]
-            which = np.where(node >= 0, owner[np.maximum(node, 0)], nb)
-            sums = np.zeros((len(blocks), nb + 1))
-            np.add.at(sums, (np.repeat(np.arange(len(blocks)), node.shape[1]), which.ravel()), coef.ravel())
-            sums = sums[:, :nb]            # column nb collected other bodies' nodes and unused stencil slots
-            e += np.einsum("bi,bqt,bj->iqjt", sums, penalty.block_k[blocks], sums)
-            self.touched = np.isin(np.arange(nb), which)
+            _add_row_translations(penalty.block_node, penalty.block_coef, penalty.block_k, blocks, owner, e,
+                                  self.touched)
         self.matrix = e.reshape(3 * nb, 3 * nb)
 
     def correct(self, x, r, scratch, untouched=False):
