@@ -151,21 +151,27 @@ def assemble(pattern, node_ptr, node_ent, gm, rot, mu_v, lam_v, gamma, scale, ma
                    gamma, scale, mass_term, data)
 
 
+@njit(cache=True, inline="always")
+def row_product(row_ptr, col, data, p, free, out, n):
+    """out[n] = S (A p)[n] (S zeroes a constrained row); returns p[n]·out[n]."""
+    s0, s1, s2 = 0.0, 0.0, 0.0
+    for k in range(row_ptr[n], row_ptr[n + 1]):
+        c = col[k]
+        p0, p1, p2 = p[c, 0], p[c, 1], p[c, 2]
+        s0 += data[k, 0, 0] * p0 + data[k, 0, 1] * p1 + data[k, 0, 2] * p2
+        s1 += data[k, 1, 0] * p0 + data[k, 1, 1] * p1 + data[k, 1, 2] * p2
+        s2 += data[k, 2, 0] * p0 + data[k, 2, 1] * p1 + data[k, 2, 2] * p2
+    f = free[n]
+    out[n, 0], out[n, 1], out[n, 2] = f * s0, f * s1, f * s2
+    return f * (p[n, 0] * s0 + p[n, 1] * s1 + p[n, 2] * s2)
+
+
 @njit(parallel=True, cache=True)
 def product(row_ptr, col, data, p, free, out, n0, n1):
     """out = S A p (S zeroes constrained rows) on rows n0 ≤ n < n1; returns p·out over those rows."""
     acc = 0.0
     for n in prange(n0, n1):
-        s0, s1, s2 = 0.0, 0.0, 0.0
-        for k in range(row_ptr[n], row_ptr[n + 1]):
-            c = col[k]
-            p0, p1, p2 = p[c, 0], p[c, 1], p[c, 2]
-            s0 += data[k, 0, 0] * p0 + data[k, 0, 1] * p1 + data[k, 0, 2] * p2
-            s1 += data[k, 1, 0] * p0 + data[k, 1, 1] * p1 + data[k, 1, 2] * p2
-            s2 += data[k, 2, 0] * p0 + data[k, 2, 1] * p1 + data[k, 2, 2] * p2
-        f = free[n]
-        out[n, 0], out[n, 1], out[n, 2] = f * s0, f * s1, f * s2
-        acc += f * (p[n, 0] * s0 + p[n, 1] * s1 + p[n, 2] * s2)
+        acc += row_product(row_ptr, col, data, p, free, out, n)
     return acc
 
 

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..jit import njit, prange
 from ..contact.penalty import penalty_product
+from ..fem.block_sparse import row_product
 from ..linalg3 import solve_blocks
 
 
@@ -59,16 +60,7 @@ def _assembled_jacobi_iterations(row_ptr, col, data, ranges, pnode, pcoef, pk, p
         pap = 0.0
         for body in range(ranges.shape[0]):
             for n in prange(ranges[body, 0], ranges[body, 1]):
-                s0, s1, s2 = 0.0, 0.0, 0.0
-                for k in range(row_ptr[n], row_ptr[n + 1]):
-                    c = col[k]
-                    p0, p1, p2 = p[c, 0], p[c, 1], p[c, 2]
-                    s0 += data[k, 0, 0] * p0 + data[k, 0, 1] * p1 + data[k, 0, 2] * p2
-                    s1 += data[k, 1, 0] * p0 + data[k, 1, 1] * p1 + data[k, 1, 2] * p2
-                    s2 += data[k, 2, 0] * p0 + data[k, 2, 1] * p1 + data[k, 2, 2] * p2
-                f = free[n]
-                ap[n, 0], ap[n, 1], ap[n, 2] = f * s0, f * s1, f * s2
-                pap += f * (p[n, 0] * s0 + p[n, 1] * s1 + p[n, 2] * s2)
+                pap += row_product(row_ptr, col, data, p, free, ap, n)
         if pblocks.shape[0]:
             pap += penalty_product(pnode, pcoef, pk, pblocks, p, free, ap)
         if not pap > 0.0:
