@@ -27,7 +27,8 @@ class FrictionMemory:
         self.pair_coef = np.zeros((0, 16))
         self.pair_rel = np.zeros((num_points, 3))
         self.pair_other = np.full(num_points, -1, np.int64)
-        self._start = (self.anchor.copy(), self.pair_rel.copy())   # the anchors the step's rows were built on
+        # the anchors the step's rows were built on: (the rows' points, their anchors, their relative positions)
+        self._start = (np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)))
         self._touched = np.zeros(0, np.int64)         # the points holding state (cleared by the next update)
         self.slot = np.full(num_points, -1, np.int64)   # scratch: a point's index in a step's list (−1 outside kernels)
 
@@ -58,7 +59,10 @@ class FrictionMemory:
         src, new_node, new_coef, direction, rr, start = _friction_rows(
             node, coef, normal, kappa, point, collider, other, move, mu, x0, v, dt, self.mode, self.anchor,
             self.normal_force, self.pair_node, self.pair_coef, self.pair_rel, self.pair_other, self.slot)
-        self._start = (self.anchor.copy(), self.pair_rel.copy())
+        # only the rows' points are dragged (copying every render point's anchor took ~1.2 ms a step on the 36k-point
+        # bunny, measured)
+        held = np.unique(point)
+        self._start = (held, self.anchor[held], self.pair_rel[held])
         n = len(r0)
         tangent = np.zeros(n + len(src), np.bool_)
         tangent[n:] = True
@@ -72,7 +76,8 @@ class FrictionMemory:
         """After the step's solve (node displacements d = x − x_n): a point whose friction spring ends stretched
         beyond μ f_n / κ slid; its anchor is dragged to that distance behind it (from where the step's rows had
         it: calling this again for the same step gives the same anchors)."""
-        self.anchor[...], self.pair_rel[...] = self._start
+        held, anchor, rel = self._start
+        self.anchor[held], self.pair_rel[held] = anchor, rel
         if not penalty.tangent.any():
             return
         r = penalty.residuals(displacement)
