@@ -3,23 +3,24 @@
 The fine level is the CG's own operator (assembled blocks, contact penalty blocks, pins filtered out), smoothed
 by damped block-Jacobi (the penalty folded into the diagonal), the coarser ones by 6×6 block Gauss–Seidel; each
 body's coarse levels are Galerkin products Pᵀ A P, T the aggregates' orthonormalised rigid modes (3 translations,
-3 rotations about the node positions), P = (I − ω D⁻¹A) T (smoothed aggregation), down to a small dense Cholesky
+3 rotations about the node positions), P = (I − ω D⁻¹A) T (smoothed aggregation), down to a small dense
 solve; but P = T (plain aggregation: one block per fine row, so the coarse operator has the aggregates' own adjacency)
 below the fine level when that first coarse level is not the coarsest. Built and run
 by numba kernels over block-CSR arrays (galerkin, vcycle_kernels). The V-cycle (same smoothing before and after) is
 symmetric positive definite, so it preconditions CG. Aggregates are rebuilt when the block pattern changes;
 the operators' values every Newton iteration."""
 import numpy as np
+import scipy.linalg
 
 from ..fem.block_sparse import product as fine_product
 from . import galerkin
 from .auto_preconditioner import AutoPreconditioner
 from .aggregation import aggregate, rigid_modes, tentative
-from .vcycle_kernels import block_gauss_seidel, bsr_accumulate, cholesky_solve
+from .vcycle_kernels import block_gauss_seidel, bsr_accumulate, dense_product
 
 SMOOTHER_DAMPING = 4.0 / 3.0   # ω ρ(D⁻¹A), for the smoother and the prolongator smoothing
-COARSEST = 1200                # unknowns solved directly (dense Cholesky factor, single precision: its
-                               # triangular solves are memory-bound, 0.76 against 1.4 ms at 1,050 unknowns, measured)
+COARSEST = 1200                # unknowns solved directly (a dense inverse in single precision: memory-bound, 0.76
+                               # against 1.4 ms in double for the Cholesky solves at 1,050 unknowns, measured)
 POWER_ITERATIONS = 10          # to estimate ρ(D⁻¹A)
 COARSE_SWEEPS = 1              # Gauss–Seidel sweeps (forward before, backward after) below the fine level: 2 took
                                # the same CG iterations on the default cube and the stiff cantilever, at a higher cost
@@ -119,8 +120,8 @@ class Hierarchy:
         lv = self.bodies[body]
         while lv is not None:
             sparse += 2 * lv.p[2].size
-            if lv.lower is not None:
-                dense += lv.lower.shape[0] ** 2
+            if lv.inverse is not None:
+                dense += lv.inverse.shape[0] ** 2
             else:
                 sparse += (2 * COARSE_SWEEPS + 1) * lv.a[2].size
             lv = lv.next
@@ -131,11 +132,11 @@ class Hierarchy:
 class _Level:
     """A coarse level: the transfer from the level above (prolongator P and Pᵀ, block-CSR), its matrix A = Pᵀ A P
     (block-CSR, k×k blocks) with inverse diagonal blocks for Gauss–Seidel, and the next level; or, at the coarsest,
-    the dense Cholesky factor of A."""
+    the dense inverse of A."""
 
     def __init__(self, p, pt, k):
         self.p, self.pt, self.k = p, pt, k
-        self.a = self.diag = self.dinv = self.next = self.lower = None
+        self.a = self.diag = self.dinv = self.next = self.inverse = None
 
     def restrict(self, r):
         out = np.zeros((len(self.pt[0]) - 1, self.k))
@@ -148,10 +149,10 @@ class _Level:
 
     def solve(self, b):
         """The V-cycle on this level's A e = b: Gauss–Seidel sweeps around the next level's correction."""
-        if self.lower is not None:
-            x = b.astype(np.float32).ravel()
-            cholesky_solve(self.lower, x, x)
-            return x.astype(np.float64).reshape(b.shape)
+        if self.inverse is not None:
+            x = np.empty(b.size)
+            dense_product(self.inverse, b.astype(np.float32).ravel(), x)
+            return x.reshape(b.shape)
         x = np.zeros_like(b)
         for _ in range(COARSE_SWEEPS):
             block_gauss_seidel(*self.a, self.diag, self.dinv, x, b, True)
@@ -212,7 +213,7 @@ def _coarse_levels(a, dinv, modes, aggs):
         else:
             above.next = lv
         if level == len(aggs) - 1:
-            lv.lower = _cholesky(ac)
+            lv.inverse = _dense_inverse(ac)
             return first, fine_omega
         lv.a, lv.diag, lv.dinv = ac, diag, _safe_inverse(blocks)
         a, dinv = ac, lv.dinv
@@ -221,9 +222,10 @@ def _coarse_levels(a, dinv, modes, aggs):
     return first, fine_omega
 
 
-def _cholesky(a):
-    """The lower Cholesky factor of the coarsest matrix a (block-CSR) made dense, shifted by a trace fraction if
-    singular in floating point."""
+def _dense_inverse(a):
+    """The inverse of the coarsest matrix a (block-CSR) made dense, in single precision, by its Cholesky factor
+    (shifted by a trace fraction if singular in floating point). Applying it is one product split across threads:
+    0.1 against 0.45 ms for the two serial triangular solves with the factor at 1,200 unknowns (measured)."""
     row_ptr, col, data = a
     n, k = len(row_ptr) - 1, data.shape[1]
     dense = np.zeros((n, k, n, k))
@@ -231,9 +233,11 @@ def _cholesky(a):
     dense = dense.reshape(n * k, n * k)
     dense = 0.5 * (dense + dense.T)
     try:
-        return np.linalg.cholesky(dense).astype(np.float32)
+        lower = np.linalg.cholesky(dense)
     except np.linalg.LinAlgError:
-        return np.linalg.cholesky(dense + 1e-10 * np.trace(dense) / len(dense) * np.eye(len(dense))).astype(np.float32)
+        lower = np.linalg.cholesky(dense + 1e-10 * np.trace(dense) / len(dense) * np.eye(len(dense)))
+    inv_lower = scipy.linalg.solve_triangular(lower, np.eye(len(lower)), lower=True)
+    return np.ascontiguousarray((inv_lower.T @ inv_lower).astype(np.float32))
 
 
 def _safe_inverse(blocks):

@@ -236,12 +236,14 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
 
     apply(x_all, work.ap, work.ones)
     np.multiply(b - ap, free[:, None], out=r)
-    ref = max(precondition(b * free[:, None], z), precondition(r, z))
+    ref = precondition(b * free[:, None], z)
+    rz0 = precondition(r, z)
+    ref = max(ref, rz0)
     if not ref > 0.0:
         return 0, 0.0
     translations = _Translations(system, bodies, penalty, penalty_blocks, free_all)
-    translations.correct(x_all, work.r, work.t, untouched=True)
-    rz = precondition(r, z)
+    # z = S P⁻¹ r from the reference unless the translations moved x (a multigrid V-cycle is worth saving)
+    rz = precondition(r, z) if translations.correct(x_all, work.r, work.t, untouched=True) else rz0
     p[:] = z
     if multigrid is None and hasattr(system, "pattern"):
         pat = system.pattern
@@ -305,10 +307,11 @@ class _Translations:
 
     def correct(self, x, r, scratch, untouched=False):
         """x += the translations' Galerkin correction for residual r = S (b − A x), and r updated to match (whole-model
-        arrays; scratch: work space); untouched: correct only the bodies no contact row touches."""
+        arrays; scratch: work space); untouched: correct only the bodies no contact row touches. Returns whether it
+        corrected any body."""
         nb = len(self.ranges)
         if nb == 0 or (untouched and self.touched.all()):
-            return
+            return False
         g = np.array([r[n0:n1].sum(axis=0) for n0, n1 in self.ranges]).ravel()
         if untouched:
             keep = np.repeat(~self.touched, 3)
@@ -327,4 +330,5 @@ class _Translations:
             scratch[:] = 0.0
             self.penalty.product(move, scratch, self.free, self.blocks)
             r -= scratch
+        return True
 

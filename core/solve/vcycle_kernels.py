@@ -1,5 +1,5 @@
 """Numba kernels of the multigrid V-cycle below the fine level: block-CSR products, block Gauss–Seidel sweeps and
-dense Cholesky solves, over flat arrays (block-CSR: row_ptr, col, data (nnzb, r, c)). Coarse unknowns come in
+the coarsest level's dense product, over flat arrays (block-CSR: row_ptr, col, data (nnzb, r, c)). Coarse unknowns come in
 blocks of 6 (an aggregate's rigid modes), fine ones in blocks of 3; the inner loops are written out for those
 widths (1.7x faster than loops over a run-time width, measured)."""
 from ..jit import njit, prange
@@ -102,17 +102,12 @@ def block_gauss_seidel(row_ptr, col, data, diag, dinv, x, b, forward):
             x[i, a] = d[a, 0] * s0 + d[a, 1] * s1 + d[a, 2] * s2 + d[a, 3] * s3 + d[a, 4] * s4 + d[a, 5] * s5
 
 
-@njit(cache=True, fastmath=True)
-def cholesky_solve(lower, b, x):
-    """x = (L Lᵀ)⁻¹ b for the dense lower-triangular factor L (n, n); b, x flat (n,) (may be the same array).
-    fastmath lets the forward solve's dot products run in SIMD lanes."""
-    n = lower.shape[0]
-    for i in range(n):
-        s = b[i]
-        for j in range(i):
-            s -= lower[i, j] * x[j]
-        x[i] = s / lower[i, i]
-    for i in range(n - 1, -1, -1):   # Lᵀ x = y by columns of Lᵀ (rows of L: contiguous)
-        x[i] /= lower[i, i]
-        for j in range(i):
-            x[j] -= lower[i, j] * x[i]
+@njit(parallel=True, cache=True, fastmath=True)
+def dense_product(matrix, b, x):
+    """x = M b for the dense (n, n) single-precision matrix M (the coarsest level's inverse); b, x flat (n,), distinct.
+    Rows split across threads, each a contiguous dot product in SIMD lanes (fastmath), summed in double precision."""
+    for i in prange(matrix.shape[0]):
+        s = 0.0
+        for j in range(matrix.shape[1]):
+            s += matrix[i, j] * b[j]
+        x[i] = s

@@ -204,7 +204,7 @@ def test_a_single_coarse_level_is_smoothed_aggregation():
     mesh, world, body = _beam(3.6e6, "multigrid")
     world.step(DT)
     first = world._multigrid._bodies[0][0]
-    assert first.lower is not None and first.next is None
+    assert first.inverse is not None and first.next is None
     assert first.p[2].shape[0] > 2 * int((~world.model.pinned).sum())
 
 
