@@ -4,10 +4,10 @@ start, to compare them on the same system.
 
 Work is counted in multiply-adds from the matrices' sizes, not timed, so a scene steps the same on every run and
 machine. Counted this way the kernels ran at 0.4-0.6 ns per multiply-add on this project's 2-core test machine
-(fine and coarse block products, Gauss–Seidel sweeps, restriction and prolongation alike; the dense triangular solves
-at ~1 ns, hence their weight 2), and each kernel call costs ~8 us on top (which decides for small bodies: a 648-tet
-beam's block-Jacobi iteration took 40 us, its V-cycle 147 us), so the count ranks the two preconditioners as their
-running times do."""
+(fine and coarse block products, Gauss–Seidel sweeps, restriction and prolongation alike; the coarsest level's dense
+product at 0.1-0.2 ns, contiguous in SIMD lanes, hence its weight 0.4), and each kernel call costs ~8 us on top
+(which decides for small bodies: a 648-tet beam's block-Jacobi iteration took 40 us, its V-cycle 147 us), so the
+count ranks the two preconditioners as their running times do."""
 import math
 
 WARMUP = 1               # first solves not measured: gravity coming on from rest is unlike the steps that follow
@@ -16,7 +16,8 @@ RECHECK_MAX = 8 * RECHECK  # ... doubled, up to this, each time the one in use w
 DRIFT = 1.5              # ... or once the one in use costs this many times the other's last measure
 MULTIGRID_MARGIN = 1.25  # multigrid wins a comparison by this factor: on two stacked default cubes its V-cycle took
                          # 1.67x block-Jacobi's time per decade while its count here said 1.39x (measured)
-CHOLESKY_WEIGHT = 2.0    # a dense triangular solve's multiply-add, in sparse product multiply-adds
+DENSE_WEIGHT = 0.4       # a dense product's multiply-add, in sparse product multiply-adds (24 us for 354² on one
+                         # thread, the resting bunny's; 0.15 ms for 1,200² on two, the 20k-tet beam's)
 PENALTY_WEIGHT = 10.0    # multiply-adds per (stencil block, node) of the contact penalty's product: on two stacked default
                          # cubes (2,982 blocks of 16 nodes) it took 0.47-0.82x the time of the bodies' fine product (0.58M
                          # multiply-adds), measured; 40 had it cost 3.3x, so their CG iterations counted 1.5x too dear
@@ -90,7 +91,7 @@ def iteration_work(system, penalty, hierarchy, bodies, blocks):
             work += apply + (9.0 + VECTOR_WORK) * n + JACOBI_CALLS * CALL_WORK
         else:
             sparse, dense, levels = hierarchy.coarse_work(body)
-            work += (3.0 * apply + (18.0 + VECTOR_WORK) * n + sparse + CHOLESKY_WEIGHT * dense
+            work += (3.0 * apply + (18.0 + VECTOR_WORK) * n + sparse + DENSE_WEIGHT * dense
                      + (V_CYCLE_CALLS + LEVEL_CALLS * levels) * CALL_WORK)
     if blocks is not None and len(blocks):
         work += (1.0 if hierarchy is None else 3.0) * PENALTY_WEIGHT * len(blocks) * penalty.block_node.shape[1]

@@ -32,7 +32,10 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     (not + Δt² g: with a capped CG that bias never leaves a stiff body, which then rests sagged far below its static
     equilibrium); each CG solve balances the momentum of every unpinned body exactly, on the warm start of bodies no
     contact row touches and on every body's result (core.solve.pcg._Translations), so free fall is exact and costs no
-    CG iteration. `correct(state, x_n, v_n, dt)`, if given, runs after the last iteration's solve on the step's mean velocity
+    CG iteration. Each solve's tolerance is relative to its right-hand side or to the step's weight h² M g,
+    whichever is larger: a body at rest has a right-hand side near zero (its forces balance), and a tolerance relative
+    to that alone chased rounding (the resting bunny took 111 block-Jacobi iterations a step, its last solve stopped by
+    the cap; 61 with the floor, and multigrid 22 against 5). `correct(state, x_n, v_n, dt)`, if given, runs after the last iteration's solve on the step's mean velocity
     state.v = δ/Δt and may correct state.x = xⁿ + Δt state.v in place (the contact stage; run between
     Newton iterations, its change would be read as part of the next iterate's velocity). `penalty` (a
     core.contact.ContactPenalty), if given, adds the predicted contacts' penalty rows to every iteration's system
@@ -68,6 +71,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     has_beta = bool(np.any(md.damping_stiffness > 0))
     any_newmark = bool(newmark.any())
     x_n, v_n = state.x.copy(), state.v.copy()
+    weight = (h * h) * mass * g
     body_its = np.zeros(len(md.node_ranges), dtype=np.int64)
     stats = {"newton_iterations": 0, "solves": 0, "cg_iterations": 0, "cg_iterations_sum": 0, "cg_residual": 0.0,
              "degenerate_tets": 0,
@@ -117,14 +121,14 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
             last = penalty is None or attempt == CONTACT_SOLVES - 1
             tolerance = settings.cg_tolerance * (1.0 if last else INTERMEDIATE_TOLERANCE)
             its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, tolerance, penalty, multigrid,
-                                                       state.x, dt)
+                                                       state.x, dt, weight)
             body_its += its
             stats["solves"] += 1
             if last:
                 break
             if not penalty.augment(state.x + dx - x_n):
                 its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, settings.cg_tolerance,
-                                                           penalty, multigrid, state.x, dt)
+                                                           penalty, multigrid, state.x, dt, weight)
                 body_its += its
                 stats["solves"] += 1
                 break
@@ -166,17 +170,17 @@ def _trapezoidal_end_velocity(state, x_n, v_n, solved, dt, nodes):
     state.v[nodes] = (2.0 / dt) * (solved[nodes] - x_n[nodes]) - v_n[nodes]
 
 
-def _solve(system, b, dx, free, settings, tolerance, penalty, multigrid, x, dt):
-    """This Newton iteration's CG solve for dx (in place, from its warm start) to the relative `tolerance` with the
-    preconditioner settings ask for. Under "auto" each island (a body, or bodies the contact penalty couples) has its own choice
+def _solve(system, b, dx, free, settings, tolerance, penalty, multigrid, x, dt, load):
+    """This Newton iteration's CG solve for dx (in place, from its warm start) to the `tolerance` relative to b or to
+    `load` (the step's weight), whichever is larger, with the preconditioner settings ask for. Under "auto" each island (a body, or bodies the contact penalty couples) has its own choice
     (multigrid.choice, core.solve.auto_preconditioner), so a body's motion never depends on bodies it does not touch:
     now and then the island is solved with both from the same start, the winner's solve kept. Returns (iterations,
     residuals, "jacobi" | "multigrid" | "mixed": the preconditioners of the kept solves)."""
     if settings.preconditioner == "jacobi" or multigrid is None or not hasattr(system, "pattern"):
-        return (*pcg(system, b, dx, free, settings.cg_iterations, tolerance, penalty), "jacobi")
+        return (*pcg(system, b, dx, free, settings.cg_iterations, tolerance, penalty, load=load), "jacobi")
     if settings.preconditioner == "multigrid":
         hierarchy = multigrid.update(system, x, free, penalty, jacobi_inverse(system, penalty), dt)
-        its, res = pcg(system, b, dx, free, settings.cg_iterations, tolerance, penalty, hierarchy)
+        its, res = pcg(system, b, dx, free, settings.cg_iterations, tolerance, penalty, hierarchy, load=load)
         multigrid.record(max(its))
         return its, res, "multigrid"
     its_all, res_all, kept_all = [0] * len(system.node_ranges), [0.0] * len(system.node_ranges), set()
@@ -192,7 +196,7 @@ def _solve(system, b, dx, free, settings, tolerance, penalty, multigrid, x, dt):
                 hierarchy = multigrid.update(system, x, free, penalty, pinv, dt)
             start = dx if len(names) == 1 else dx.copy()
             its, res = pcg(system, b, start, free, settings.cg_iterations, tolerance, penalty, hierarchy,
-                           only=[island], pinv=pinv)
+                           only=[island], pinv=pinv, load=load)
             its, res = max(its[i] for i in bodies), max(res[i] for i in bodies)
             results[name] = start, its, res
             if hierarchy is not None:

@@ -114,7 +114,7 @@ class Hierarchy:
                 coarse.prolong(coarse.solve(coarse.restrict(r[n0:n1])), z[n0:n1])
 
     def coarse_work(self, body):
-        """(sparse, dense) multiply-adds of a body's coarse correction (the triangular solves are the dense ones) and its
+        """(sparse, dense) multiply-adds of a body's coarse correction (the coarsest level's product is the dense one) and its
         number of levels."""
         sparse = dense = levels = 0
         lv = self.bodies[body]

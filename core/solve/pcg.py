@@ -113,7 +113,8 @@ def _new_direction(p, z, beta):
             p[n, k] = z[n, k] + beta * p[n, k]
 
 
-def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=None, only=None, pinv=None):
+def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=None, only=None, pinv=None,
+        load=None):
     """Solve (A + P) x = b (A: a linear_system, block-diagonal per body; P: the contact penalty's rows, if
     given, which may couple bodies) with x fixed on nodes where free == 0 (their values in x are the
     prescribed ones). x is the warm start and is updated in place.
@@ -126,7 +127,9 @@ def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=N
 
     multigrid (a core.solve.multigrid.Hierarchy of this system), if given, preconditions with its V-cycle
     instead of block-Jacobi. only: a list of islands (as `islands` gives them) to solve instead of all (the other
-    bodies' rows of x are left as they are, their figures 0). pinv: the block-Jacobi inverse, if already computed."""
+    bodies' rows of x are left as they are, their figures 0). pinv: the block-Jacobi inverse, if already computed.
+    load (like b), if given, is a right-hand side the tolerance is never finer than: where it is larger than b (in
+    Euclidean norm), the tolerance is relative to it."""
     if multigrid is not None:
         pinv = multigrid.pinv
     elif pinv is None:
@@ -136,7 +139,7 @@ def pcg(system, b, x, free, max_iterations, tolerance, penalty=None, multigrid=N
     iterations, residuals = [0] * n_bodies, [0.0] * n_bodies
     for bodies, blocks in (islands(system.node_ranges, penalty) if only is None else only):
         its, res = _island_pcg(system, bodies, penalty, blocks, b, x, free, pinv, work, max_iterations, tolerance,
-                               multigrid)
+                               multigrid, load)
         for body in bodies:
             iterations[body], residuals[body] = its, res
     return iterations, residuals
@@ -192,7 +195,7 @@ class _Work:
 
 
 def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all, pinv_all, work, max_iterations,
-                tolerance, multigrid):
+                tolerance, multigrid, load_all=None):
     """PCG on the rows of one island: a single body's rows as views, or all rows with the other bodies masked."""
     if len(bodies) == 1:
         rows = slice(*system.node_ranges[bodies[0]])
@@ -236,7 +239,12 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
 
     apply(x_all, work.ap, work.ones)
     np.multiply(b - ap, free[:, None], out=r)
-    ref = precondition(b * free[:, None], z)
+    scale = b * free[:, None]
+    if load_all is not None:
+        load = load_all[rows] * free[:, None]
+        if np.vdot(load, load) > np.vdot(scale, scale):
+            scale = load
+    ref = precondition(scale, z)
     rz0 = precondition(r, z)
     ref = max(ref, rz0)
     if not ref > 0.0:
