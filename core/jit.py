@@ -11,6 +11,8 @@ import numba  # noqa: E402
 from numba import njit, prange  # noqa: E402,F401  (re-exported for the kernels)
 from numba.core import caching  # noqa: E402
 
+from .blas_threads import one_blas_thread  # noqa: E402
+
 __all__ = ["njit", "prange", "threads_for"]
 
 # Below this many tets a step runs its parallel kernels on one thread. Waking the sleeping OpenMP pool costs
@@ -21,11 +23,13 @@ PARALLEL_MIN_TETS = 8000
 
 @contextlib.contextmanager
 def threads_for(num_tets):
-    """Run the enclosed kernels on all threads for a large problem, on one for a small one (then restore)."""
+    """Run the enclosed kernels on all threads for a large problem, on one for a small one, and OpenBLAS on one
+    thread (core.blas_threads) (then restore)."""
     before = numba.get_num_threads()
     numba.set_num_threads(1 if num_tets < PARALLEL_MIN_TETS else numba.config.NUMBA_NUM_THREADS)
     try:
-        yield
+        with one_blas_thread():
+            yield
     finally:
         numba.set_num_threads(before)
 

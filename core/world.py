@@ -264,8 +264,9 @@ class World:
                 continue
             v = body.v
             if body.mesh.embedding is not None:
-                v = body.mesh.embedding.positions(v)
-            speeds[i] = np.sqrt(np.max(np.einsum("nd,nd->n", v, v))) if len(v) else 0.0
+                speeds[i] = body.mesh.embedding.largest_norm(v) if len(body.mesh.embedding) else 0.0
+            else:
+                speeds[i] = np.sqrt(np.max(np.einsum("nd,nd->n", v, v))) if len(v) else 0.0
         return speeds
 
     def _wake_disturbed(self, target, dt):

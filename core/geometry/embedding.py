@@ -47,6 +47,21 @@ def _interpolate(nodes, tets, tet, weights):
     return out
 
 
+@njit(cache=True, parallel=True)
+def _largest_norm(nodes, tets, tet, weights):
+    """The largest |Σ weights · nodes| over the embedded points, without storing them."""
+    best = 0.0
+    for i in prange(len(tet)):
+        t = tets[tet[i]]
+        sq = 0.0
+        for d in range(3):
+            c = (weights[i, 0] * nodes[t[0], d] + weights[i, 1] * nodes[t[1], d]
+                 + weights[i, 2] * nodes[t[2], d] + weights[i, 3] * nodes[t[3], d])
+            sq += c * c
+        best = max(best, sq)
+    return np.sqrt(best)
+
+
 class Embedding:
     """Points (e.g. render vertices) carried by a tet mesh: `tet` (n,) int64 and barycentric `weights` (n,4);
     `triangles` (m,3), when given, is the embedded surface's connectivity (for contact with the render surface)."""
@@ -63,6 +78,11 @@ class Embedding:
     def positions(self, nodes):
         """Embedded point positions (n,3) for node positions (N,3): sum_i weights[:, i] * nodes[tets[tet, i]]."""
         return _interpolate(np.ascontiguousarray(nodes, dtype=np.float64), self._tets, self.tet, self.weights)
+
+    def largest_norm(self, nodes):
+        """The largest norm of the embedded points' interpolated values for per-node vectors (N,3), e.g. the
+        fastest point's speed for node velocities."""
+        return float(_largest_norm(np.ascontiguousarray(nodes, dtype=np.float64), self._tets, self.tet, self.weights))
 
 
 @njit(cache=True)

@@ -39,6 +39,16 @@ def _step_and_precondition(x, r, p, ap, step, pinv, free, z):
     return acc
 
 
+@njit(cache=True)
+def _dot(a, b):
+    """a·b of two (n, 3) arrays. np.vdot calls OpenBLAS, whose threads, once woken for a long vector, spin beside
+    numba's: the 20k-tet Rubber beam's multigrid step took 0.72 against 0.45 µs/tet with OPENBLAS_NUM_THREADS=1."""
+    acc = 0.0
+    for n in range(a.shape[0]):
+        acc += a[n, 0] * b[n, 0] + a[n, 1] * b[n, 1] + a[n, 2] * b[n, 2]
+    return acc
+
+
 @njit(parallel=True, cache=True)
 def _smooth(pinv, r, free, z, omega):
     """z += ω S P⁻¹ r."""
@@ -232,7 +242,7 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
             apply(z_all, work.t, free_all)
             np.subtract(vec, t, out=t)
             _smooth(pinv, t, free, out, omega)
-            return float(np.vdot(vec, out))
+            return _dot(vec, out)
     else:
         def precondition(vec, out):
             return _precondition(pinv, vec, free, out)
@@ -242,7 +252,7 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
     scale = b * free[:, None]
     if load_all is not None:
         load = load_all[rows] * free[:, None]
-        if np.vdot(load, load) > np.vdot(scale, scale):
+        if _dot(load, load) > _dot(scale, scale):
             scale = load
     ref = precondition(scale, z)
     rz0 = precondition(r, z)
