@@ -3,6 +3,8 @@ world sleeps) until something moves near it. Islands sleep and wake as one, as i
 resting on another never sleeps alone, so neither sees the other turn into an immovable obstacle."""
 import numpy as np
 
+from .components import components
+
 SLEEP_SPEED = 0.005   # m/s: an island whose fastest render point stays below this ...
 SLEEP_TIME = 0.5      # s: ... for this long falls asleep
 WAKE_MARGIN = 0.01    # m: a moving body or collider this close to a sleeping body's box wakes its island
@@ -56,7 +58,7 @@ class Sleep:
         (v = 0); an island with awake and sleeping bodies wakes them all."""
         for i in np.flatnonzero(~self.asleep):
             self.quiet[i] = self.quiet[i] + dt if speeds[i] < SLEEP_SPEED else 0.0
-        island = islands(len(self.asleep), touching)
+        island = components(len(self.asleep), touching)
         for label in np.unique(island[~self.asleep]):
             members = np.flatnonzero(island == label)
             if self.asleep[members].any():
@@ -78,18 +80,3 @@ class Sleep:
             a, b = node_ranges[i]
             held[a:b] = True
         return held
-
-
-def islands(num_bodies, pairs):
-    """Each body's island label (the lowest body index in it): the connected components of `pairs`."""
-    label = np.arange(num_bodies)
-    pairs = np.unique(np.sort(np.asarray(pairs, np.int64).reshape(-1, 2), axis=1), axis=0)
-    changed = len(pairs) > 0
-    while changed:                      # label propagation: a few sweeps for the handful of bodies in a pile
-        low = np.minimum(label[pairs[:, 0]], label[pairs[:, 1]])
-        new = label.copy()
-        np.minimum.at(new, pairs[:, 0], low)
-        np.minimum.at(new, pairs[:, 1], low)
-        changed = not np.array_equal(new, label)
-        label = new
-    return label

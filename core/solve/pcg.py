@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..jit import njit, prange
+from ..components import components
 from ..contact.penalty import penalty_product
 from ..fem.block_sparse import row_product
 from ..linalg3 import solve_blocks
@@ -164,33 +165,22 @@ def jacobi_inverse(system, penalty):
 
 
 def islands(node_ranges, penalty):
-    """(bodies, penalty stencil blocks) of each group of bodies coupled by the penalty's blocks (union–find over
-    bodies)."""
+    """(bodies, penalty stencil blocks) of each group of bodies coupled by the penalty's blocks: a block joins
+    every body its stencil reaches."""
     n_bodies = len(node_ranges)
     if penalty is None or len(penalty.block_node) == 0:
         return [([i], None) for i in range(n_bodies)]
     if n_bodies == 1:
         return [([0], np.arange(len(penalty.block_node)))]
-    parent = list(range(n_bodies))
-
-    def root(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     node = penalty.block_node
     starts = np.array([a for a, _ in node_ranges])
     body_of = np.searchsorted(starts, np.maximum(node, 0), side="right") - 1
-    body_of[node < 0] = -1
-    first = body_of[:, 0]
-    for a, b in set(zip(first.tolist(), body_of.max(axis=1).tolist())):
-        if a != b:
-            parent[root(a)] = root(b)
-    roots = np.array([root(i) for i in range(n_bodies)])
-    block_root = roots[first]
-    return [(list(np.flatnonzero(roots == r)), np.ascontiguousarray(np.flatnonzero(block_root == r)))
-            for r in np.unique(roots)]
+    valid = node >= 0
+    lowest = np.where(valid, body_of, n_bodies).min(axis=1)
+    label = components(n_bodies, np.stack([np.broadcast_to(lowest[:, None], node.shape)[valid], body_of[valid]], 1))
+    block_label = label[lowest]
+    return [(list(np.flatnonzero(label == r)), np.ascontiguousarray(np.flatnonzero(block_label == r)))
+            for r in np.unique(label)]
 
 
 _NO_COEF, _NO_BLOCKS = np.zeros((0, 1)), np.zeros((0, 3, 3))

@@ -173,11 +173,11 @@ def test_negative_or_non_finite_friction_is_refused_naming_it():
 
 
 def test_islands_are_the_connected_piles_of_touching_bodies():
-    from core.sleep import islands
+    from core.components import components
     # 0-1-2 touch in a chain (listed both ways and twice), 3 alone, 4-5 a pair
     pairs = np.array([[2, 1], [1, 0], [0, 1], [5, 4], [1, 2]])
-    assert islands(6, pairs).tolist() == [0, 0, 0, 3, 4, 4]
-    assert islands(3, np.zeros((0, 2))).tolist() == [0, 1, 2]
+    assert components(6, pairs).tolist() == [0, 0, 0, 3, 4, 4]
+    assert components(3, np.zeros((0, 2))).tolist() == [0, 1, 2]
 
 
 def _min_height_landing(mode):
