@@ -103,7 +103,9 @@ def test_without_edge_contacts_the_cube_falls_between_the_bars():
     # bar cuts between them and the cube tips in between the bars
     tm, body, _ = drop_cube_on_grill(False, 48)
     p = tm.embedding.positions(body.x)
-    assert p[:, 2].min() < BAR_TOP - 0.05     # a corner went 5 cm below the bars' top (8.3 measured): between them
+    # the bars cut 3.9 cm into its bottom face and hold it there (8.3 cm before rows whose points rest just clear of
+    # a surface started released); with edge rows it stays within millimetres of the bars' top (below)
+    assert p[:, 2].min() < BAR_TOP - 0.02
 
 
 @pytest.mark.skipif(not os.path.isdir(MODELS), reason="shared models folder absent")
