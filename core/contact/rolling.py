@@ -22,7 +22,6 @@ or as a couple about the two centres of mass), it made a stack of five of Blende
 import numpy as np
 
 from ..jit import njit
-from ..linalg3 import inverse3
 
 
 def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, collider_friction, collider_spin, eta, dt):
@@ -90,7 +89,7 @@ def _rigid_frame(x, v, inv_mass, n0, n1, pivot):
     mass = _moments(x, v, inv_mass, n0, n1, at, pivot is None, momentum, inertia, com)
     if mass <= 0.0:
         return None
-    turn = inverse3(inertia)
+    turn = np.linalg.inv(inertia)
     return turn @ momentum, turn, at, mass, com
 
 

@@ -5,7 +5,6 @@ from ..jit import njit, prange
 from ..components import components
 from ..contact.penalty import penalty_product
 from ..fem.block_sparse import row_product
-from ..linalg3 import solve_blocks
 
 
 @njit(cache=True)
@@ -324,9 +323,9 @@ class _Translations:
         if untouched:
             keep = np.repeat(~self.touched, 3)
             shift = np.zeros(3 * nb)
-            shift[keep] = solve_blocks(self.matrix[np.ix_(keep, keep)], g[keep])
+            shift[keep] = np.linalg.solve(self.matrix[np.ix_(keep, keep)], g[keep])
         else:
-            shift = solve_blocks(self.matrix, g)
+            shift = np.linalg.solve(self.matrix, g)
         shift = shift.reshape(nb, 3)
         for (n0, n1), s in zip(self.ranges, shift):
             x[n0:n1] += s
