@@ -16,7 +16,7 @@ from ..fem.block_sparse import product as fine_product
 from . import galerkin
 from .auto_preconditioner import AutoPreconditioner
 from .aggregation import aggregate, rigid_modes, tentative
-from .vcycle_kernels import block_gauss_seidel, bsr_accumulate, dense_product
+from .vcycle_kernels import block_gauss_seidel, bsr_accumulate, dense_correction
 
 SMOOTHER_DAMPING = 4.0 / 3.0   # ω ρ(D⁻¹A), for the smoother and the prolongator smoothing
 COARSEST = 1200                # unknowns solved directly (a dense inverse in single precision: memory-bound, 0.76
@@ -111,7 +111,7 @@ class Hierarchy:
             n0, n1 = self.node_ranges[body]
             coarse = self.bodies[body]
             if coarse is not None:
-                coarse.prolong(coarse.solve(coarse.restrict(r[n0:n1])), z[n0:n1])
+                coarse.correct(r[n0:n1], z[n0:n1])
 
     def coarse_work(self, body):
         """(sparse, dense) multiply-adds of a body's coarse correction (the coarsest level's product is the dense one) and its
@@ -138,31 +138,23 @@ class _Level:
         self.p, self.pt, self.k = p, pt, k
         self.a = self.diag = self.dinv = self.next = self.inverse = None
 
-    def restrict(self, r):
-        out = np.zeros((len(self.pt[0]) - 1, self.k))
-        bsr_accumulate(*self.pt, r, out, 1.0)
-        return out
-
-    def prolong(self, e, z):
-        """z += P e."""
-        bsr_accumulate(*self.p, e, z, 1.0)
-
-    def solve(self, b):
-        """The V-cycle on this level's A e = b: Gauss–Seidel sweeps around the next level's correction."""
+    def correct(self, r, z):
+        """z += P e, e this level's V-cycle on A e = Pᵀ r (r, z: the level above's residual and correction): the
+        coarsest level's dense inverse in one kernel call, or Gauss–Seidel sweeps around the next level's correction."""
         if self.inverse is not None:
-            x = np.empty(b.size)
-            dense_product(self.inverse, b.astype(np.float32).ravel(), x)
-            return x.reshape(b.shape)
+            dense_correction(*self.pt, self.inverse, *self.p, r, z)
+            return
+        b = np.zeros((len(self.pt[0]) - 1, self.k))
+        bsr_accumulate(*self.pt, r, b, 1.0)
         x = np.zeros_like(b)
         for _ in range(COARSE_SWEEPS):
             block_gauss_seidel(*self.a, self.diag, self.dinv, x, b, True)
         res = b.copy()
         bsr_accumulate(*self.a, x, res, -1.0)
-        nxt = self.next
-        nxt.prolong(nxt.solve(nxt.restrict(res)), x)
+        self.next.correct(res, x)
         for _ in range(COARSE_SWEEPS):
             block_gauss_seidel(*self.a, self.diag, self.dinv, x, b, False)
-        return x
+        bsr_accumulate(*self.p, x, z, 1.0)
 
 
 def _aggregates(row_ptr, col, active):

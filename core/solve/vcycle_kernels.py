@@ -2,6 +2,8 @@
 the coarsest level's dense product, over flat arrays (block-CSR: row_ptr, col, data (nnzb, r, c)). Coarse unknowns come in
 blocks of 6 (an aggregate's rigid modes), fine ones in blocks of 3; the inner loops are written out for those
 widths (1.7x faster than loops over a run-time width, measured)."""
+import numpy as np
+
 from ..jit import njit, prange
 
 
@@ -100,6 +102,24 @@ def block_gauss_seidel(row_ptr, col, data, diag, dinv, x, b, forward):
         d = dinv[i]
         for a in range(6):
             x[i, a] = d[a, 0] * s0 + d[a, 1] * s1 + d[a, 2] * s2 + d[a, 3] * s3 + d[a, 4] * s4 + d[a, 5] * s5
+
+
+@njit(cache=True)
+def dense_correction(pt_ptr, pt_col, pt_data, inverse, p_ptr, p_col, p_data, r, z):
+    """z += P M Pᵀ r, the coarsest level's correction in one call (M its dense single-precision inverse; P, Pᵀ block-CSR
+    with 6 columns, resp. rows, a block; r, z (rows, 3) or (rows, 6): the level above's residual and correction)."""
+    nc = pt_ptr.shape[0] - 1
+    b = np.zeros((nc, 6))
+    if r.shape[1] == 3:
+        _accumulate63(pt_ptr, pt_col, pt_data, r, b, 1.0)
+    else:
+        _accumulate66(pt_ptr, pt_col, pt_data, r, b, 1.0)
+    e = np.empty(6 * nc)
+    dense_product(inverse, b.ravel().astype(np.float32), e)
+    if z.shape[1] == 3:
+        _accumulate36(p_ptr, p_col, p_data, e.reshape(nc, 6), z, 1.0)
+    else:
+        _accumulate66(p_ptr, p_col, p_data, e.reshape(nc, 6), z, 1.0)
 
 
 @njit(parallel=True, cache=True, fastmath=True)
