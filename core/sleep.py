@@ -52,12 +52,12 @@ class Sleep:
         if disturbed:
             self.wake(disturbed)
 
-    def after_step(self, x, v, node_ranges, dt, touching, speeds):
-        """Count quiet time from `speeds` (per body, the fastest of what is seen of it this step); an island (bodies
-        linked by the (k,2) body-index pairs `touching`) whose bodies have all been quiet long enough falls asleep
-        (v = 0); an island with awake and sleeping bodies wakes them all."""
+    def after_step(self, x, v, node_ranges, dt, touching, moving):
+        """Count quiet time from `moving` (per body: what is seen of it moved at SLEEP_SPEED or faster this step); an
+        island (bodies linked by the (k,2) body-index pairs `touching`) whose bodies have all been quiet long enough
+        falls asleep (v = 0); an island with awake and sleeping bodies wakes them all."""
         for i in np.flatnonzero(~self.asleep):
-            self.quiet[i] = self.quiet[i] + dt if speeds[i] < SLEEP_SPEED else 0.0
+            self.quiet[i] = 0.0 if moving[i] else self.quiet[i] + dt
         island = components(len(self.asleep), touching)
         for label in np.unique(island[~self.asleep]):
             members = np.flatnonzero(island == label)

@@ -210,7 +210,7 @@ class World:
             c = self._contact.contacts
             touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
             self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt, touching,
-                                   self._seen_speeds())
+                                   self._seen_moving())
             stats["asleep"] = int(self._sleep.asleep.sum())
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
@@ -253,21 +253,21 @@ class World:
             np.multiply(state.v, dt, out=state.x)
             state.x += x_n
 
-    def _seen_speeds(self):
-        """Per body, the fastest speed of what is seen of it: its embedded render points, or its nodes. (A cage's
-        nodes outside the surface are not seen: on a 1 m ball resting at the defaults, a light one below the floor
-        kept flipping at ±5.1 mm/s with the contact set at the patch's rim, its render points at 3.8 mm/s at most,
-        and the ball never fell asleep.)"""
-        speeds = np.zeros(len(self.bodies))
+    def _seen_moving(self):
+        """Per body, whether what is seen of it moves at SLEEP_SPEED or faster: its embedded render points, or its
+        nodes. (A cage's nodes outside the surface are not seen: on a 1 m ball resting at the defaults, a light one
+        below the floor kept flipping at ±5.1 mm/s with the contact set at the patch's rim, its render points at
+        3.8 mm/s at most, and the ball never fell asleep.)"""
+        moving = np.zeros(len(self.bodies), np.bool_)
         for i, body in enumerate(self.bodies):
             if self._sleep.asleep[i]:
                 continue
             v = body.v
             if body.mesh.embedding is not None:
-                speeds[i] = body.mesh.embedding.largest_norm(v) if len(body.mesh.embedding) else 0.0
+                moving[i] = body.mesh.embedding.reaches(v, SLEEP_SPEED)
             else:
-                speeds[i] = np.sqrt(np.max(np.einsum("nd,nd->n", v, v))) if len(v) else 0.0
-        return speeds
+                moving[i] = len(v) > 0 and np.max(np.einsum("nd,nd->n", v, v)) >= SLEEP_SPEED ** 2
+        return moving
 
     def _wake_disturbed(self, target, dt):
         """Wake the sleeping bodies something disturbs (see Sleep.wake_disturbed): moving pins, writes to their

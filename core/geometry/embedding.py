@@ -48,18 +48,25 @@ def _interpolate(nodes, tets, tet, weights):
 
 
 @njit(cache=True, parallel=True)
-def _largest_norm(nodes, tets, tet, weights):
-    """The largest |Σ weights · nodes| over the embedded points, without storing them."""
-    best = 0.0
-    for i in prange(len(tet)):
-        t = tets[tet[i]]
-        sq = 0.0
-        for d in range(3):
-            c = (weights[i, 0] * nodes[t[0], d] + weights[i, 1] * nodes[t[1], d]
-                 + weights[i, 2] * nodes[t[2], d] + weights[i, 3] * nodes[t[3], d])
-            sq += c * c
-        best = max(best, sq)
-    return np.sqrt(best)
+def _fastest_point(nodes, tets, tet, weights):
+    """(the largest |Σ weights · nodes| over the embedded points, its point), without storing them: a chunk of points
+    per thread, then the chunks' best."""
+    n = len(tet)
+    chunks = min(n, 64)
+    best = np.zeros(chunks)
+    where = np.zeros(chunks, np.int64)
+    for k in prange(chunks):
+        for i in range(k * n // chunks, (k + 1) * n // chunks):
+            t = tets[tet[i]]
+            sq = 0.0
+            for d in range(3):
+                c = (weights[i, 0] * nodes[t[0], d] + weights[i, 1] * nodes[t[1], d]
+                     + weights[i, 2] * nodes[t[2], d] + weights[i, 3] * nodes[t[3], d])
+                sq += c * c
+            if sq > best[k]:
+                best[k], where[k] = sq, i
+    k = np.argmax(best)
+    return np.sqrt(best[k]), where[k]
 
 
 class Embedding:
@@ -71,6 +78,8 @@ class Embedding:
         self.tet = np.ascontiguousarray(tet, dtype=np.int64)
         self.weights = np.ascontiguousarray(weights, dtype=np.float64)
         self.triangles = None if triangles is None else np.asarray(triangles, dtype=np.int64)
+        self._seen = self._spread = None     # for reaches(): the nodes the points hang on, their largest Σ|weight|
+        self._witness = 0                    # ... and the point found fastest when last visited
 
     def __len__(self):
         return len(self.tet)
@@ -79,10 +88,32 @@ class Embedding:
         """Embedded point positions (n,3) for node positions (N,3): sum_i weights[:, i] * nodes[tets[tet, i]]."""
         return _interpolate(np.ascontiguousarray(nodes, dtype=np.float64), self._tets, self.tet, self.weights)
 
-    def largest_norm(self, nodes):
-        """The largest norm of the embedded points' interpolated values for per-node vectors (N,3), e.g. the
-        fastest point's speed for node velocities."""
-        return float(_largest_norm(np.ascontiguousarray(nodes, dtype=np.float64), self._tets, self.tet, self.weights))
+    def reaches(self, nodes, limit):
+        """Whether some embedded point's interpolated value of the per-node vectors (N,3) (e.g. a point's speed, for
+        node velocities) has a norm of at least `limit`. Bounds settle most calls without visiting the points: from
+        below, the point that was fastest when they last were visited; from above, the largest norm at the nodes the
+        points hang on times the points' largest Σ|weight| (1 for points inside their tets)."""
+        if len(self.tet) == 0:
+            return False
+        if self._seen is None:
+            self._seen = np.unique(self._tets[self.tet])
+            self._spread = float(np.abs(self.weights).sum(axis=1).max())
+        nodes = np.ascontiguousarray(nodes, dtype=np.float64)
+        if np.linalg.norm(self.weights[self._witness] @ nodes[self._tets[self.tet[self._witness]]]) >= limit:
+            return True
+        if self._spread * _largest_at(nodes, self._seen) < limit:
+            return False
+        fastest, self._witness = _fastest_point(nodes, self._tets, self.tet, self.weights)
+        return fastest >= limit
+
+
+@njit(cache=True)
+def _largest_at(nodes, rows):
+    """The largest norm of the rows `rows` of nodes (N,3)."""
+    best = 0.0
+    for r in rows:
+        best = max(best, nodes[r, 0] * nodes[r, 0] + nodes[r, 1] * nodes[r, 1] + nodes[r, 2] * nodes[r, 2])
+    return np.sqrt(best)
 
 
 @njit(cache=True)

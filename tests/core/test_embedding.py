@@ -1,4 +1,4 @@
-"""Embedding of points in tet meshes: positions() against an independent numpy product, embed_points() lookups."""
+"""Embedding of points in tet meshes: positions() and reaches() against an independent numpy product, embed_points() lookups."""
 import numpy as np
 
 import core
@@ -31,6 +31,22 @@ def test_positions_matches_numpy():
     moved = nodes + rng.normal(size=nodes.shape)
     ref = np.einsum("ni,nid->nd", w, moved[tets[tet]])
     np.testing.assert_allclose(emb.positions(moved), ref, rtol=1e-14, atol=1e-14)
+
+
+def test_reaches_agrees_with_every_point_interpolated():
+    nodes, tets = _grid_mesh(3)
+    rng = np.random.default_rng(3)
+    tet = rng.integers(0, len(tets[:60]), 4000)          # points hang on the first 60 tets' nodes only
+    w = rng.dirichlet([1, 1, 1, 1], 4000)
+    w[:50] += rng.normal(scale=0.2, size=(50, 4))        # some outside their tets (extrapolated)
+    emb = Embedding(tets, tet, w)
+    for k in range(40):
+        v = rng.normal(size=nodes.shape) * rng.choice([1e-3, 1.0])
+        if k % 3 == 0:
+            v[np.setdiff1d(np.arange(len(nodes)), tets[:60])] *= 100.0   # unseen nodes must not count
+        fastest = np.linalg.norm(np.einsum("ni,nid->nd", w, v[tets[tet]]), axis=1).max()
+        for limit in (0.5 * fastest, fastest * (1 - 1e-9), fastest * (1 + 1e-9), 2.0 * fastest):
+            assert emb.reaches(v, limit) == (fastest >= limit)
 
 
 def test_embed_points_recovers_tet_and_weights():
