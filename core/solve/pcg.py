@@ -54,8 +54,8 @@ def _fine_smoothing(row_ptr, col, data, ranges, pnode, pcoef, pk, pblocks, pinv,
     """One half of the V-cycle's fine level on an island's rows lo ≤ n < hi (vec: those rows; z, t: whole-model; the
     island's bodies' block rows `ranges` and contact blocks `pblocks`). Before the coarse correction (post False):
     z = ω S P⁻¹ vec, then t = vec − S A z. After it (post True): t = vec − S A z, then z += ω S P⁻¹ t; returns vec·z.
-    (One call in place of eight kernels and numpy operations: on the resting bunny their dispatch was most of a
-    V-cycle's 0.3 ms.)"""
+    (One call in place of eight kernels and numpy operations; the resting bunny's V-cycle took 184 against 193 us:
+    its time is the products' work, not their dispatch.)"""
     if not post:
         for n in prange(lo, hi):
             f = omega * free[n]
