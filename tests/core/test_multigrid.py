@@ -136,14 +136,46 @@ def test_multigrid_keeps_contact_penalty_and_pins():
     assert np.abs(x - ref).max() < 1e-4
 
 
+def _pinned_block(preconditioner="multigrid"):
+    """A 1.5 m × 1 m × 1 m Rubber block of 12 × 8 × 8 cells pinned at one end: its node graph makes 36 aggregates
+    (216 coarse unknowns), the graph's square 12 (72)."""
+    mesh = box(12, 8, 8, 1.5, 1.0, 1.0)
+    world = core.World(settings=core.SolverSettings(preconditioner=preconditioner))
+    world.add_body(mesh, core.Material(youngs_modulus=3.6e6, poisson_ratio=0.45, density=1000.0),
+                   pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
+    return world
+
+
+def _levels(world):
+    level, count = world._multigrid._bodies[0][0], 0
+    while level is not None:
+        level, count = level.next, count + 1
+    return count
+
+
+def test_too_many_aggregates_for_the_dense_solve_coarsen_the_squared_graph_instead(monkeypatch):
+    # the node graph's 216 unknowns are too many for a coarsest size of 120, its square's 72 are not: one smoothed
+    # level solved densely, which takes fewer CG iterations than the deeper hierarchy a coarsest size of 60 forces
+    # (a plain first level, Gauss–Seidel there, a dense second level)
+    its = {}
+    for coarsest, levels in ((120, 1), (60, 2)):
+        monkeypatch.setattr(multigrid, "COARSEST", coarsest)
+        world = _pinned_block()
+        counts = []
+        for _ in range(12):
+            world.step(DT)
+            counts.append(world.stats["cg_iterations"])
+        assert _levels(world) == levels
+        assert world.stats["cg_residual"] <= world.settings.cg_tolerance
+        its[coarsest] = np.mean(counts[2:])
+    assert its[120] < its[60]
+
+
 def _three_level_hierarchy(monkeypatch):
     """A pinned block with three levels (a small coarsest size keeps the mesh small): its system, pins, hierarchy and
     fine aggregates."""
-    monkeypatch.setattr(multigrid, "COARSEST", 120)
-    mesh = box(12, 8, 8, 1.5, 1.0, 1.0)
-    world = core.World(settings=core.SolverSettings(preconditioner="multigrid"))
-    world.add_body(mesh, core.Material(youngs_modulus=3.6e6, poisson_ratio=0.45, density=1000.0),
-                   pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
+    monkeypatch.setattr(multigrid, "COARSEST", 60)
+    world = _pinned_block()
     world.step(DT)
     md = world.model
     fm = ForceModel(md)
