@@ -8,12 +8,12 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba  # noqa: E402
-from numba import njit, prange  # noqa: E402,F401  (re-exported for the kernels)
+from numba import get_num_threads, njit, prange  # noqa: E402,F401  (re-exported for the kernels)
 from numba.core import caching  # noqa: E402
 
 from .blas_threads import one_blas_thread  # noqa: E402
 
-__all__ = ["njit", "prange", "threads_for"]
+__all__ = ["get_num_threads", "njit", "prange", "threads_for"]
 
 # Below this many tets a step runs its parallel kernels on one thread. Waking the sleeping OpenMP pool costs
 # ~70 us per kernel launch (measured), more than a small kernel's whole work: the 2.8k-tet bunny cage on a floor

@@ -116,7 +116,7 @@ class World:
 
     def reset_preconditioner(self):
         """Forget multigrid's hierarchy and auto's records, so later steps depend only on the state and settings."""
-        self._multigrid = Multigrid()
+        self._multigrid.reset()
 
     def wake(self):
         """Wake every sleeping body."""

@@ -3,7 +3,7 @@ fine matrix with its contact penalty, block sparse products and transposes for t
 Galerkin coarse operator Pᵀ A P."""
 import numpy as np
 
-from ..jit import njit
+from ..jit import get_num_threads, njit, prange
 
 
 @njit(cache=True)
@@ -61,10 +61,9 @@ def _find(row_ptr, col, i, j):
 
 
 @njit(cache=True)
-def product(a_ptr, a_col, a_data, b_ptr, b_col, b_data, num_cols):
-    """C = A B (block-CSR, sorted rows; blocks (r, m) times (m, c)), B with num_cols block columns."""
+def product_pattern(a_ptr, a_col, b_ptr, b_col, num_cols):
+    """The block pattern (c_ptr, c_col, rows sorted) of C = A B (block-CSR, sorted rows), B with num_cols block columns."""
     n = a_ptr.shape[0] - 1
-    r, m, c = a_data.shape[1], a_data.shape[2], b_data.shape[2]
     marker = np.full(num_cols, -1, np.int64)
     c_ptr = np.zeros(n + 1, np.int64)
     for i in range(n):
@@ -90,20 +89,40 @@ def product(a_ptr, a_col, a_data, b_ptr, b_col, b_data, num_cols):
                     c_col[fill] = k
                     fill += 1
         c_col[c_ptr[i]:fill] = np.sort(c_col[c_ptr[i]:fill])
+    return c_ptr, c_col
+
+
+@njit(parallel=True, cache=True)
+def product_values(a_ptr, a_col, a_data, b_ptr, b_col, b_data, c_ptr, c_col, num_cols, chunks):
+    """The blocks of C = A B (blocks (r, m) times (m, c)) in its pattern c_ptr, c_col (product_pattern), B with
+    num_cols block columns: the rows in `chunks` contiguous chunks in parallel, each with its own column marker."""
+    n = a_ptr.shape[0] - 1
+    r, m, c = a_data.shape[1], a_data.shape[2], b_data.shape[2]
     c_data = np.zeros((c_ptr[n], r, c))
-    for i in range(n):
-        for s in range(c_ptr[i], c_ptr[i + 1]):
-            marker[c_col[s]] = s
-        for q in range(a_ptr[i], a_ptr[i + 1]):
-            j = a_col[q]
-            for p in range(b_ptr[j], b_ptr[j + 1]):
-                s = marker[b_col[p]]
-                for x in range(r):
-                    for z in range(m):
-                        v = a_data[q, x, z]
+    for chunk in prange(chunks):
+        marker = np.empty(num_cols, np.int64)
+        for i in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+            for s in range(c_ptr[i], c_ptr[i + 1]):
+                marker[c_col[s]] = s
+            for q in range(a_ptr[i], a_ptr[i + 1]):
+                j = a_col[q]
+                for p in range(b_ptr[j], b_ptr[j + 1]):
+                    s = marker[b_col[p]]
+                    for x in range(r):
                         for y in range(c):
-                            c_data[s, x, y] += v * b_data[p, z, y]
-    return c_ptr, c_col, c_data
+                            acc = 0.0
+                            for z in range(m):
+                                acc += a_data[q, x, z] * b_data[p, z, y]
+                            c_data[s, x, y] += acc
+    return c_data
+
+
+def product(a_ptr, a_col, a_data, b_ptr, b_col, b_data, num_cols, pattern=None):
+    """C = A B (block-CSR, sorted rows; blocks (r, m) times (m, c)), B with num_cols block columns; pattern: C's
+    (c_ptr, c_col) if already known (it depends on A's and B's patterns alone)."""
+    c_ptr, c_col = product_pattern(a_ptr, a_col, b_ptr, b_col, num_cols) if pattern is None else pattern
+    return c_ptr, c_col, product_values(a_ptr, a_col, a_data, b_ptr, b_col, b_data, c_ptr, c_col, num_cols,
+                                        get_num_threads())
 
 
 @njit(cache=True)

@@ -36,12 +36,8 @@ class Multigrid:
         self._pattern = None
         self._free = None
         self._aggregates = None
-        self._bodies = None
-        self._key = None
-        self._age = 0
-        self._fresh_iterations = None
-        self._last_iterations = 0
-        self._choices = {}
+        self._patterns = None
+        self.reset()
 
     def update(self, system, positions, free, penalty, pinv, key):
         """The Hierarchy for `system` (a BlockSparseSystem) with pins `free` (1 free, 0 pinned), the contact
@@ -56,6 +52,7 @@ class Multigrid:
             self._aggregates = [_aggregates(pat.row_ptr[n0:n1 + 1] - pat.row_ptr[n0],
                                             pat.col[pat.row_ptr[n0]:pat.row_ptr[n1]] - n0, active[n0:n1])
                                 for n0, n1 in system.node_ranges]
+            self._patterns = [{} for _ in system.node_ranges]
             self._pattern, self._free = pat, free.copy()
             self._bodies = None
         grown = (self._fresh_iterations is not None
@@ -65,6 +62,16 @@ class Multigrid:
             self._key, self._age, self._fresh_iterations = key, 0, None
         self._age += 1
         return Hierarchy(pinv, [c for c, _ in self._bodies], system.node_ranges, [o for _, o in self._bodies])
+
+    def reset(self):
+        """Forget the hierarchy's values and the "auto" records: later solves depend only on the state and settings.
+        The aggregates and the products' patterns stay (they follow from the Model and the pins alone)."""
+        self._bodies = None
+        self._key = None
+        self._age = 0
+        self._fresh_iterations = None
+        self._last_iterations = 0
+        self._choices = {}
 
     def choice(self, bodies):
         """The "auto" preconditioner record (an AutoPreconditioner) of the island of these bodies."""
@@ -91,7 +98,8 @@ class Multigrid:
             *a, diag = galerkin.body_matrix(pat.row_ptr, pat.col, system.data, free, n0, n1, node, coef, kb)
             aggs = self._aggregates[body]
             modes = rigid_modes(positions[n0:n1], *aggs[0]) if aggs else None
-            bodies.append(_coarse_levels(tuple(a), pinv[n0:n1] * free[n0:n1, None, None], modes, aggs))
+            bodies.append(_coarse_levels(tuple(a), pinv[n0:n1] * free[n0:n1, None, None], modes, aggs,
+                                         self._patterns[body]))
         return bodies
 
 
@@ -185,9 +193,11 @@ def _aggregates(row_ptr, col, active):
     return levels
 
 
-def _coarse_levels(a, dinv, modes, aggs):
+def _coarse_levels(a, dinv, modes, aggs, patterns):
     """(the first coarse _Level or None, the fine smoother's damping) below fine matrix a (block-CSR, 3×3 blocks)
-    with inverse diagonal blocks dinv: each level's aggregates from aggs, rigid modes (n, 3, 6) of the fine nodes."""
+    with inverse diagonal blocks dinv: each level's aggregates from aggs, rigid modes (n, 3, 6) of the fine nodes;
+    patterns (a dict) keeps the products' block patterns from one build to the next (they stay while the
+    aggregates do)."""
     omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv)
     fine_omega, first, above = omega, None, None
     for level, (agg, num_agg) in enumerate(aggs):
@@ -198,10 +208,10 @@ def _coarse_levels(a, dinv, modes, aggs):
             # (40 6×6 blocks a row on the default cube, 12 with T) and the V-cycle cost 3.6x as much, for 10 CG
             # iterations against 12; a first level solved densely costs the same either way, and smoothing saves
             # iterations there (4.5 against 5.8 per step at 20k tets, E = 3.6e6) (measured; benchmarks/RESULTS.md)
-            at = galerkin.product(*a, *p, num_agg)
+            at = _product(patterns, (level, "at"), a, p, num_agg)
             p = (at[0], at[1], galerkin.smoothed_prolongator(*at, dinv, agg, t, omega))
         pt = galerkin.transpose(*p, num_agg)
-        ac = galerkin.product(*pt, *galerkin.product(*a, *p, num_agg), num_agg)
+        ac = _product(patterns, (level, "ac"), pt, _product(patterns, (level, "ap"), a, p, num_agg), num_agg)
         diag = galerkin.diagonal_indices(ac[0], ac[1])
         blocks = ac[2][diag]
         # unknowns of a dependent mode zeroed (tiny aggregates) are decoupled: unit diagonal
@@ -222,6 +232,13 @@ def _coarse_levels(a, dinv, modes, aggs):
         omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv)
         modes, above = r, lv
     return first, fine_omega
+
+
+def _product(patterns, key, a, b, num_cols):
+    """galerkin.product of block-CSR a and b, its pattern computed once and kept in `patterns` under `key`."""
+    if key not in patterns:
+        patterns[key] = galerkin.product_pattern(a[0], a[1], b[0], b[1], num_cols)
+    return galerkin.product(*a, *b, num_cols, patterns[key])
 
 
 def _dense_inverse(a):
