@@ -95,9 +95,12 @@ def product_pattern(a_ptr, a_col, b_ptr, b_col, num_cols):
 @njit(parallel=True, cache=True)
 def product_values(a_ptr, a_col, a_data, b_ptr, b_col, b_data, c_ptr, c_col, num_cols, chunks):
     """The blocks of C = A B (blocks (r, m) times (m, c)) in its pattern c_ptr, c_col (product_pattern), B with
-    num_cols block columns: the rows in `chunks` contiguous chunks in parallel, each with its own column marker."""
+    num_cols block columns: the rows in `chunks` contiguous chunks in parallel, each with its own column marker. The
+    multigrid's block shapes get loops of constant length (2-2.5x faster than loops over the run-time shape, measured
+    on the Rubber default cube's products)."""
     n = a_ptr.shape[0] - 1
     r, m, c = a_data.shape[1], a_data.shape[2], b_data.shape[2]
+    shape = 0 if (r, m, c) == (3, 3, 6) else 1 if (r, m, c) == (6, 3, 6) else 2 if (r, m, c) == (6, 6, 6) else 3
     c_data = np.zeros((c_ptr[n], r, c))
     for chunk in prange(chunks):
         marker = np.empty(num_cols, np.int64)
@@ -108,13 +111,26 @@ def product_values(a_ptr, a_col, a_data, b_ptr, b_col, b_data, c_ptr, c_col, num
                 j = a_col[q]
                 for p in range(b_ptr[j], b_ptr[j + 1]):
                     s = marker[b_col[p]]
-                    for x in range(r):
-                        for y in range(c):
-                            acc = 0.0
-                            for z in range(m):
-                                acc += a_data[q, x, z] * b_data[p, z, y]
-                            c_data[s, x, y] += acc
+                    if shape == 0:
+                        _add_block_product(a_data, q, b_data, p, c_data, s, 3, 3, 6)
+                    elif shape == 1:
+                        _add_block_product(a_data, q, b_data, p, c_data, s, 6, 3, 6)
+                    elif shape == 2:
+                        _add_block_product(a_data, q, b_data, p, c_data, s, 6, 6, 6)
+                    else:
+                        _add_block_product(a_data, q, b_data, p, c_data, s, r, m, c)
     return c_data
+
+
+@njit(cache=True, inline="always")
+def _add_block_product(a_data, q, b_data, p, c_data, s, r, m, c):
+    """c_data[s] += a_data[q] b_data[p], blocks (r, m) and (m, c)."""
+    for x in range(r):
+        for y in range(c):
+            acc = 0.0
+            for z in range(m):
+                acc += a_data[q, x, z] * b_data[p, z, y]
+            c_data[s, x, y] += acc
 
 
 def product(a_ptr, a_col, a_data, b_ptr, b_col, b_data, num_cols, pattern=None):
