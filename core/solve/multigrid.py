@@ -175,9 +175,7 @@ def _aggregates(row_ptr, col, active):
     against 0.94 us/tet/step, median of three; measured, benchmarks/RESULTS.md)."""
     agg, num = aggregate(row_ptr, col, active)
     if 6 * num > COARSEST:
-        graph = (row_ptr, col, np.ones((len(col), 1, 1)))
-        square_ptr, square_col, _ = galerkin.product(*graph, *graph, len(active))
-        agg2, num2 = aggregate(square_ptr, square_col, active)
+        agg2, num2 = aggregate(*galerkin.product_pattern(row_ptr, col, row_ptr, col, len(active)), active)
         if 0 < num2 < len(agg2) and 6 * num2 <= COARSEST:
             return [(agg2, num2)]
     levels = []

@@ -136,11 +136,11 @@ def test_multigrid_keeps_contact_penalty_and_pins():
     assert np.abs(x - ref).max() < 1e-4
 
 
-def _pinned_block(preconditioner="multigrid"):
+def _pinned_block():
     """A 1.5 m × 1 m × 1 m Rubber block of 12 × 8 × 8 cells pinned at one end: its node graph makes 36 aggregates
     (216 coarse unknowns), the graph's square 12 (72)."""
     mesh = box(12, 8, 8, 1.5, 1.0, 1.0)
-    world = core.World(settings=core.SolverSettings(preconditioner=preconditioner))
+    world = core.World(settings=core.SolverSettings(preconditioner="multigrid"))
     world.add_body(mesh, core.Material(youngs_modulus=3.6e6, poisson_ratio=0.45, density=1000.0),
                    pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
     return world
