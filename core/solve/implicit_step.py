@@ -16,11 +16,12 @@ INTERMEDIATE_TOLERANCE = 10.0
 
 
 def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None, held=None,
-                  multigrid=None):
+                  multigrid=None, acceleration=None):
     """Advance `state` (every body of the model) by dt in place with settings.integrator; returns the step's stats
     (solves: the CG solves run, up to CONTACT_SOLVES per Newton iteration with contact rows;
     cg_iterations: the most CG iterations of any body over the step (all its solves), cg_iterations_sum: of all bodies;
-    cg_residual: the largest relative residual of the bodies' last solves; preconditioner: the last solve's).
+    cg_residual: the largest relative residual of the bodies' last solves; preconditioner: the last solve's;
+    converged: per body, whether its last solve met its tolerance before the CG's cap).
 
     Both integrators are one displacement-form Newton loop. With h = Δt (backward Euler) or h = Δt/2 (Newmark
     β = 1/4, γ = 1/2, the implicit trapezoidal rule) and w = 0 or 1, the step's displacement is
@@ -28,9 +29,12 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     F = f(x) + M g − α M v − β K v. Newton iteration k at x_k (v_k = δ_k / h − w vⁿ) solves
         ((1 + αh) M + (βh + h²) K) δx = h M (vⁿ − v_k) + h² (F_k + w Fⁿ)
     with pinned nodes prescribed (δx = target − x_k) and projected out of CG, then x_{k+1} = x_k + δx. (At k = 0,
-    x_k = xⁿ, the damping terms of F_k + w Fⁿ cancel or vanish.) The first iteration is warm-started at δx = Δt vⁿ
-    (not + Δt² g: with a capped CG that bias never leaves a stiff body, which then rests sagged far below its static
-    equilibrium); each CG solve balances the momentum of every unpinned body exactly, on the warm start of bodies no
+    x_k = xⁿ, the damping terms of F_k + w Fⁿ cancel or vanish.) The first iteration is warm-started at
+    δx = Δt (vⁿ + Δt `acceleration`), the motion extrapolated (the caller passes each node's acceleration over the
+    last step where that step's CG met its tolerance, zero elsewhere: extrapolating a capped CG's error made the
+    5,184-tet Rubber beam under block-Jacobi capped at 50 swing up to 74 % of its swing off the converged path, against
+    27 % from Δt vⁿ; and not Δt² g: with a capped CG that bias never leaves a stiff body, which then rests sagged far
+    below its static equilibrium); each CG solve balances the momentum of every unpinned body exactly, on the warm start of bodies no
     contact row touches and on every body's result (core.solve.pcg._Translations), so free fall is exact and costs no
     CG iteration. Each solve's tolerance is relative to its right-hand side or to the step's weight h² M g,
     whichever is larger: a body at rest has a right-hand side near zero (its forces balance), and a tolerance relative
@@ -103,6 +107,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         b += h * mass * (v_n - v_k)
         if k == 0:
             dx[:] = dt * v_n
+            if acceleration is not None:
+                dx += (dt * dt) * acceleration
         else:
             dx[:] = 0.0
         dx[pinned] = pin_target[pinned] - state.x[pinned]
@@ -123,6 +129,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
             its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, tolerance, penalty, multigrid,
                                                        state.x, dt, weight)
             body_its += its
+            last_its = its
             stats["solves"] += 1
             if last:
                 break
@@ -130,6 +137,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
                 its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, settings.cg_tolerance,
                                                            penalty, multigrid, state.x, dt, weight)
                 body_its += its
+                last_its = its
                 stats["solves"] += 1
                 break
         t3 = time.perf_counter()
@@ -147,6 +155,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     if any_newmark:
         _trapezoidal_end_velocity(state, x_n, v_n, solved, dt, newmark & ~pinned)
     stats["cg_iterations"], stats["cg_iterations_sum"] = int(body_its.max()), int(body_its.sum())
+    stats["converged"] = np.array(last_its) < settings.cg_iterations
     return stats
 
 

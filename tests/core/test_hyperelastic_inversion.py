@@ -41,12 +41,13 @@ def test_scrambled_cube_recovers_its_rest_shape(model):
     assert not failed, failed
 
 
-@pytest.mark.parametrize("model", ["neo_hookean", "mooney_rivlin"])
-def test_scrambled_nearly_incompressible_cube_mostly_recovers(model):
+@pytest.mark.parametrize("model, most", [("neo_hookean", 3), ("mooney_rivlin", 8)])
+def test_scrambled_nearly_incompressible_cube_mostly_recovers(model, most):
     """ν = 0.45, the presets' (λ = 9μ). Some scrambles end in a tangle that is a local minimum of the energy (a
     twist or fold with every tet upright, or a few inverted tets held by their neighbours; see
-    core/fem/hyperelastic.py): measured 1 and 2 of 48 seeds (neo-Hookean, Mooney–Rivlin), 5 and 18 of 200. Before
-    issue 15 (continuation curvature μ, floor 0.45) 31 and 34 of 48 stayed tangled, most with tens of tets
-    inverted."""
+    core/fem/hyperelastic.py): measured 3–5 and 17–18 of 200 seeds (neo-Hookean, Mooney–Rivlin; with and without the
+    CG's extrapolated warm start), which seeds depending on the solve's rounding: 1–2 and 2–5 of these 48. The
+    bounds leave a binomial tail of ~3 % at those rates. Before issue 15 (continuation curvature μ, floor 0.45) 31 and
+    34 of 48 stayed tangled, most with tens of tets inverted."""
     failed = _unrecovered(model, 0.45)
-    assert len(failed) <= 3, failed
+    assert len(failed) <= most, failed

@@ -1,0 +1,45 @@
+"""The CG's warm start extrapolates the last step's accelerations where that step's CG met its tolerance."""
+import numpy as np
+
+import core
+
+from fem_testmeshes import box
+
+
+def _swing(youngs_modulus, forget, steps=24, cg_iterations=40, cg_tolerance=1e-3):
+    """A 1 m beam (12×3×3 cells) pinned at x = 0, swinging down from rest under block-Jacobi CG; forget: the last
+    step's motion forgotten before each step (World.reset_preconditioner), so each starts from Δt vⁿ. Returns the
+    node positions per step and the CG iterations of all steps."""
+    mesh = box(12, 3, 3, 1.0, 0.25, 0.25)
+    settings = core.SolverSettings(preconditioner="jacobi", cg_iterations=cg_iterations, cg_tolerance=cg_tolerance)
+    world = core.World(settings=settings)
+    body = world.add_body(mesh, core.Material(youngs_modulus=youngs_modulus, poisson_ratio=0.45, density=1000.0),
+                          pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
+    path, its = [], 0
+    for _ in range(steps):
+        if forget:
+            world.reset_preconditioner()
+        world.step(1.0 / 96.0)
+        path.append(body.x.copy())
+        its += world.stats["cg_iterations"]
+    return np.array(path), its
+
+
+def test_extrapolating_the_motion_saves_cg_iterations_and_is_as_accurate():
+    """Against a converged solve (tolerance 1e-9) of the 401 mm swing: 0.40 mm off at worst with the extrapolated
+    warm start, 0.56 mm from Δt vⁿ, in 284 against 425 block-Jacobi iterations (measured)."""
+    path, its = _swing(1e5, forget=False)
+    path_plain, its_plain = _swing(1e5, forget=True)
+    reference, _ = _swing(1e5, forget=True, cg_iterations=2000, cg_tolerance=1e-9)
+    assert its < 0.8 * its_plain, (its, its_plain)
+    error, error_plain = np.abs(path - reference).max(), np.abs(path_plain - reference).max()
+    assert error < 1.25 * error_plain, (error, error_plain)
+
+
+def test_a_capped_cg_is_not_extrapolated():
+    """A stiff beam whose block-Jacobi CG stops at its cap every step moves exactly as from Δt vⁿ: extrapolating the
+    capped solves' error made the Rubber beam swing up to 74 % of its swing off the converged path (27 % without)."""
+    path, its = _swing(3.6e6, forget=False, cg_iterations=10)
+    path_plain, _ = _swing(3.6e6, forget=True, cg_iterations=10)
+    assert its == 10 * len(path)
+    assert np.array_equal(path, path_plain)
