@@ -125,9 +125,11 @@ def dense_correction(pt_ptr, pt_col, pt_data, inverse, p_ptr, p_col, p_data, r, 
 @njit(parallel=True, cache=True, fastmath=True)
 def dense_product(matrix, b, x):
     """x = M b for the dense (n, n) single-precision matrix M (the coarsest level's inverse); b, x flat (n,), distinct.
-    Rows split across threads, each a contiguous dot product in SIMD lanes (fastmath), summed in double precision."""
+    Rows split across threads, each a contiguous dot product in single-precision SIMD lanes (fastmath): twice the
+    lanes of a double sum (1,050 unknowns: 73-99 against 117-160 us, measured), its rounding (~1e-6 relative) far
+    below what a preconditioner may change."""
     for i in prange(matrix.shape[0]):
-        s = 0.0
+        s = np.float32(0.0)
         for j in range(matrix.shape[1]):
             s += matrix[i, j] * b[j]
         x[i] = s
