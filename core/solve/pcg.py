@@ -272,11 +272,11 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
     apply(x_all, work.ap, work.ones)
     np.multiply(b - ap, free[:, None], out=r)
     scale = b * free[:, None]
-    if load_all is not None:
-        load = load_all[rows] * free[:, None]
-        if _dot(load, load) > _dot(scale, scale):
-            scale = load
-    ref = precondition(scale)
+    load = None if load_all is None else load_all[rows] * free[:, None]
+    if load is not None and _dot(load, load) > _dot(scale, scale):
+        ref = precondition(load) if multigrid is None else multigrid.load_norm(bodies, load, precondition)
+    else:
+        ref = precondition(scale)
     rz0 = precondition(r)
     ref = max(ref, rz0)
     if not ref > 0.0:
