@@ -8,7 +8,7 @@ two threads write the same block. Block indices come from a pattern computed onc
 """
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import FAST_SUMS, njit, prange
 from . import mat3
 
 
@@ -166,7 +166,7 @@ def row_product(row_ptr, col, data, p, free, out, n):
     return f * (p[n, 0] * s0 + p[n, 1] * s1 + p[n, 2] * s2)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def product(row_ptr, col, data, p, free, out, n0, n1):
     """out = S A p (S zeroes constrained rows) on rows n0 ≤ n < n1; returns p·out over those rows."""
     acc = 0.0

@@ -1,7 +1,7 @@
 """Block-Jacobi preconditioned conjugate gradients per body (or pile of touching bodies), with per-node constraint projection (Baraff–Witkin filter)."""
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import FAST_SUMS, njit, prange
 from ..components import components
 from ..contact.penalty import penalty_product
 from ..fem.block_sparse import row_product
@@ -49,7 +49,7 @@ def _dot(a, b):
     return acc
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def _fine_smoothing(row_ptr, col, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, omega, vec, z, t, lo, hi, post):
     """One half of the V-cycle's fine level on an island's rows lo ≤ n < hi (vec: those rows; z, t: whole-model; the
     island's bodies' block rows `ranges` and contact blocks `pblocks`). Before the coarse correction (post False):
@@ -98,7 +98,7 @@ def _advance(x, r, p, ap, step):
             r[n, k] -= step * ap[n, k]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def _assembled_jacobi_iterations(row_ptr, col, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, x, r, p, z, ap,
                                  lo, hi, rz, limit, max_iterations):
     """The iterations of block-Jacobi CG on assembled blocks in one kernel (a Python loop of kernel calls spent

@@ -4,7 +4,7 @@ blocks of 6 (an aggregate's rigid modes), fine ones in blocks of 3; the inner lo
 widths (1.7x faster than loops over a run-time width, measured)."""
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import FAST_SUMS, njit, prange
 
 
 def bsr_accumulate(row_ptr, col, data, x, out, scale):
@@ -25,7 +25,7 @@ def _dot3(d, a, x, j):
     return d[a, 0] * x[j, 0] + d[a, 1] * x[j, 1] + d[a, 2] * x[j, 2]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def _accumulate66(row_ptr, col, data, x, out, scale):
     for i in prange(row_ptr.shape[0] - 1):
         s0 = s1 = s2 = s3 = s4 = s5 = 0.0
@@ -45,7 +45,7 @@ def _accumulate66(row_ptr, col, data, x, out, scale):
         out[i, 5] += scale * s5
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def _accumulate36(row_ptr, col, data, x, out, scale):
     for i in prange(row_ptr.shape[0] - 1):
         s0 = s1 = s2 = 0.0
@@ -59,7 +59,7 @@ def _accumulate36(row_ptr, col, data, x, out, scale):
         out[i, 2] += scale * s2
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def _accumulate63(row_ptr, col, data, x, out, scale):
     for i in prange(row_ptr.shape[0] - 1):
         s0 = s1 = s2 = s3 = s4 = s5 = 0.0
