@@ -216,10 +216,7 @@ class World:
             self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt, touching,
                                    self._seen_moving())
             stats["asleep"] = int(self._sleep.asleep.sum())
-        # Newmark's end velocities carry the trapezoidal rule's undamped step-to-step flip of the CG's error:
-        # extrapolated, a free-falling box drifted from rigid by ~1e-6 m. Only backward Euler's motion is extrapolated.
-        keep = stats.pop("converged") & ~self._sleep.asleep & (self.settings.integrator == "backward_euler")
-        self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, keep)
+        self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, self._smooth_motion(stats))
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
         stats["seconds"]["total"] = time.perf_counter() - t0
@@ -260,6 +257,18 @@ class World:
                                penalty=penalty, penalty_impulse=impulse):
             np.multiply(state.v, dt, out=state.x)
             state.x += x_n
+
+    def _smooth_motion(self, stats):
+        """Per body, whether its last step's motion predicts its next (the CG's extrapolated warm start): backward
+        Euler's, its CG converged, awake and touching nothing. Newmark's end velocities carry the trapezoidal rule's
+        undamped step-to-step flip of the CG's error (extrapolated, a free-falling box drifted from rigid by ~1e-6 m);
+        contact's impulses come and go (extrapolated, a 20 cm cube landing at the defaults took 772 CG iterations
+        over 96 steps against 576)."""
+        keep = stats.pop("converged") & ~self._sleep.asleep & (self.settings.integrator == "backward_euler")
+        c = self._contact.contacts
+        keep[c.body] = False
+        keep[c.other_body[c.other_body >= 0]] = False
+        return keep
 
     def _seen_moving(self):
         """Per body, whether what is seen of it moves at SLEEP_SPEED or faster: its embedded render points, or its

@@ -3,6 +3,7 @@ import numpy as np
 
 import core
 
+from contact_scenes import plane, tet_box
 from fem_testmeshes import box
 
 
@@ -43,3 +44,23 @@ def test_a_capped_cg_is_not_extrapolated():
     path_plain, _ = _swing(3.6e6, forget=True, cg_iterations=10)
     assert its == 10 * len(path)
     assert np.array_equal(path, path_plain)
+
+
+def test_a_body_in_contact_is_not_extrapolated():
+    """Contact's impulses come and go: extrapolated, Blender's 20 cm default cube landing at the defaults took 772 CG
+    iterations over 96 steps against 576. A box resting on a plane from the start moves exactly as from Δt vⁿ."""
+    paths = []
+    for forget in (False, True):
+        world = core.World(settings=core.SolverSettings(preconditioner="jacobi"))
+        body = world.add_body(tet_box(3, 0.2, (-0.1, -0.1, 0.0)), core.Material(youngs_modulus=1e5))
+        world.add_collider(*plane(), friction=0.5)
+        world.sleeping = False
+        path = []
+        for _ in range(24):
+            if forget:
+                world.reset_preconditioner()
+            world.step(1.0 / 96.0)
+            assert len(world.contacts.points)
+            path.append(body.x.copy())
+        paths.append(np.array(path))
+    assert np.array_equal(*paths)
