@@ -4,8 +4,9 @@ import numpy as np
 
 class LastMotion:
     """Each node's acceleration over the last step, for the next step's CG warm start (implicit_step): kept only for
-    bodies whose CG met its tolerance (not asleep), and only while the velocities are the ones that step left (a
-    write to the state, a new body or World.reset_preconditioner forgets it)."""
+    the bodies the World names (World._smooth_motion: converged, awake, touching nothing, backward Euler), and only
+    while the velocities are the ones that step left (a write to the state, a new body or
+    World.reset_preconditioner forgets it)."""
 
     def __init__(self):
         self.forget()
