@@ -39,8 +39,8 @@ def append_penalty_contacts(contacts, lay, x0, v, dt, penalty, rows, impulse):
     chosen, at = chosen[ok], at[ok]     # a friction row whose point has no normal row is not a contact
     slot, where = np.unique(at, return_inverse=True)
     head = first[slot]
-    force = np.zeros((len(slot), 3))
-    np.add.at(force, where, penalty.normal[chosen] * (impulse[chosen] / dt)[:, None])
+    row_force = penalty.normal[chosen] * (impulse[chosen] / dt)[:, None]
+    force = np.stack([np.bincount(where, row_force[:, d], len(slot)) for d in range(3)], axis=1)
     pt = penalty.point[head]
     ends = contact_positions(pt, penalty.node[head], penalty.coef[head], x0, v, dt, len(lay["nodes"]))
     join = [np.concatenate(pair) for pair in (

@@ -313,8 +313,9 @@ class ContactPenalty:
     def holding(self):
         """Per row: whether its point is held by the rows at the end of the solves (it has a pressing normal row);
         a point whose rows were all released is left to the correction and post-stabilisation."""
-        pressed = np.unique(self.point[~self.tangent & (self.kappa > 0.0)])
-        return np.isin(self.point, pressed)
+        pressed = np.zeros(int(self.point.max()) + 1, np.bool_)
+        pressed[self.point[~self.tangent & (self.kappa > 0.0)]] = True
+        return pressed[self.point]
 
     def impulses(self, displacement, dt):
         """Impulse of each row along its direction (N·s) applied over the step ending at d, as the last solve applied

@@ -40,10 +40,11 @@ def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, collid
     body, collider = contacts.body[touching], contacts.collider[touching]
     points, normals, fn = contacts.points[touching], contacts.normals[touching], fn[touching]
     forces = contacts.forces[touching]
-    keys, patch = np.unique(np.stack([body, collider], axis=1), axis=0, return_inverse=True)
-    patch = patch.ravel()
+    num_colliders = len(collider_friction)
+    keys, patch = np.unique(body * num_colliders + collider, return_inverse=True)   # (body, collider) pairs, sorted
     changed = False
-    for k, (b, c) in enumerate(keys):
+    for k, key in enumerate(keys):
+        b, c = divmod(int(key), num_colliders)
         sel = patch == k
         w = fn[sel]
         force = w.sum()
