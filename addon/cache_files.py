@@ -1,4 +1,5 @@
-"""Cache files: one compact, versioned binary file per simulated frame (cage node x and v of every body)."""
+"""Cache files: one compact, versioned binary file per simulated frame (cage node x and v of every body, and the
+solver's motion: the last steps' accelerations its next step extrapolates, core.World.motion)."""
 import os
 import re
 import struct
@@ -6,10 +7,11 @@ import struct
 import numpy as np
 
 MAGIC = b"SOFTFEMC"
-VERSION = 1
+VERSION = 2            # 2: each body's motion after its x and v; version 1 files (without) are read too
 SUFFIX = ".sfc"
 _HEADER = struct.Struct("<8sIi32sI")   # magic, version, frame, signature (32 ascii), body count
-_BODY = struct.Struct("<HI")           # name length, node count
+_BODY = {1: struct.Struct("<HI"),      # name length, node count
+         2: struct.Struct("<HIB")}     # name length, node count, whether its motion (a, p) follows x and v
 
 
 class CacheFileError(ValueError):
@@ -44,14 +46,15 @@ def list_frames(directory, prefix):
 
 
 def write_frame(path, frame, signature, bodies):
-    """Write bodies [(name, x (N,3), v (N,3))] atomically (temp file then rename)."""
+    """Write bodies [(name, x (N,3), v (N,3), motion: None or (a, p), two (N,3))] atomically (temp file then
+    rename)."""
     parts = [_HEADER.pack(MAGIC, VERSION, frame, signature.encode("ascii")[:32].ljust(32), len(bodies))]
-    for name, x, v in bodies:
+    for name, x, v, motion in bodies:
         encoded = name.encode("utf-8")
-        parts.append(_BODY.pack(len(encoded), len(x)))
+        parts.append(_BODY[VERSION].pack(len(encoded), len(x), motion is not None))
         parts.append(encoded)
-        parts.append(np.ascontiguousarray(x, "<f8").tobytes())
-        parts.append(np.ascontiguousarray(v, "<f8").tobytes())
+        for array in (x, v) + (() if motion is None else tuple(motion)):
+            parts.append(np.ascontiguousarray(array, "<f8").tobytes())
     tmp = path + ".tmp"
     with open(tmp, "wb") as f:
         f.write(b"".join(parts))
@@ -68,7 +71,8 @@ def is_cache_file(path):
 
 
 def read_frame(path):
-    """(frame, signature, [(name, x, v)]) from a cache file; CacheFileError if truncated/foreign/other version."""
+    """(frame, signature, [(name, x, v, motion)]) from a cache file (motion: None or (a, p)); CacheFileError if
+    truncated/foreign/other version."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -78,22 +82,25 @@ def read_frame(path):
     if len(data) < _HEADER.size or data[:len(MAGIC)] != MAGIC:
         raise CacheFileError(f"{base} is not a SoftFEM cache file")
     magic, version, frame, signature, count = _HEADER.unpack_from(data, 0)
-    if version != VERSION:
-        raise CacheFileError(f"{base} is from cache format version {version} (this SoftFEM reads {VERSION})")
+    if version not in _BODY:
+        raise CacheFileError(f"{base} is from cache format version {version} (this SoftFEM reads "
+                             f"{', '.join(str(k) for k in _BODY)})")
+    record = _BODY[version]
     offset = _HEADER.size
     bodies = []
     for _ in range(count):
-        if offset + _BODY.size > len(data):
+        if offset + record.size > len(data):
             raise CacheFileError(f"{base} is truncated")
-        name_len, n = _BODY.unpack_from(data, offset)
-        offset += _BODY.size
-        end = offset + name_len + 48 * n
+        name_len, n, *flags = record.unpack_from(data, offset)
+        offset += record.size
+        arrays = 4 if flags and flags[0] else 2
+        end = offset + name_len + 24 * arrays * n
         if end > len(data):
             raise CacheFileError(f"{base} is truncated")
         name = data[offset:offset + name_len].decode("utf-8", "replace")
         offset += name_len
-        arrays = np.frombuffer(data, "<f8", 6 * n, offset).reshape(2, n, 3)
-        bodies.append((name, arrays[0].copy(), arrays[1].copy()))
+        a = np.frombuffer(data, "<f8", 3 * arrays * n, offset).reshape(arrays, n, 3).copy()
+        bodies.append((name, a[0], a[1], (a[2], a[3]) if arrays == 4 else None))
         offset = end
     if offset != len(data):
         raise CacheFileError(f"{base} has trailing data")

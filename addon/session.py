@@ -163,7 +163,8 @@ class Session:
 
     # ---- cache ----------------------------------------------------------------------------------
     def _state(self, frame):
-        """Cached [(x, v)] of a frame, from memory or a validated disk file; None if unavailable."""
+        """Cached [(x, v, motion)] of a frame (motion: core.World.motion's per body), from memory or a validated disk
+        file; None if unavailable."""
         state = self.frames.get(frame)
         if state is not None:
             return state
@@ -179,7 +180,7 @@ class Session:
                 raise cache_files.CacheFileError(
                     f"{os.path.basename(path)} holds bodies {[b[0] for b in bodies]}, the scene has {names} "
                     "(object deleted or renamed?)")
-            for body, (_n, x, _v) in zip(self.bodies, bodies):
+            for body, (_n, x, *_) in zip(self.bodies, bodies):
                 if len(x) != body.tm.num_nodes:
                     raise cache_files.CacheFileError(
                         f"{os.path.basename(path)}: '{body.name}' has {len(x)} nodes, its cage {body.tm.num_nodes}")
@@ -187,7 +188,7 @@ class Session:
             self.warn(f"{exc}; ignored, the frame is simulated again")
             del self.disk[frame]
             return None
-        state = [(x, v) for _n, x, v in bodies]
+        state = [(x, v, motion) for _n, x, v, motion in bodies]
         self.frames[frame] = state
         return state
 
@@ -198,7 +199,7 @@ class Session:
         try:
             os.makedirs(directory, exist_ok=True)
             cache_files.write_frame(path, frame, self.signature,
-                                    [(b.name, x, v) for b, (x, v) in zip(self.bodies, state)])
+                                    [(b.name, *body_state) for b, body_state in zip(self.bodies, state)])
         except OSError as exc:
             self.warn(f"cache folder '{directory}' is not writable ({exc.strerror}): frames kept in memory only")
             return
@@ -292,7 +293,7 @@ class Session:
             spin = np.array(o.initial_angular_velocity, np.float64)
             if spin.any():
                 v += np.cross(spin, x - centre_of_mass(x, body.tm))
-            state.append((x, v))
+            state.append((x, v, None))
         return state
 
     def _reset(self, scene, depsgraph):
@@ -323,7 +324,7 @@ class Session:
         rest = self._state(frame_range(scene)[0])
         if rest is None:
             raise RuntimeError("the start frame is not cached: go to the start frame to re-simulate")
-        for body, (x0, _v0) in zip(self.bodies, rest):
+        for body, (x0, *_) in zip(self.bodies, rest):
             obj = scene.objects[body.name]
             material = _material(core, obj)
             mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
@@ -416,7 +417,7 @@ class Session:
                 body.handle.set_material(_material(core, obj))
 
     def _set_state(self, state):
-        for body, (x, v) in zip(self.bodies, state):
+        for body, (x, v, _motion) in zip(self.bodies, state):
             body.handle.x[:] = x
             body.handle.v[:] = v
 
@@ -441,10 +442,13 @@ class Session:
                 ends.append(None)
         moves = colliders.frame_targets(self.colliders, scene, depsgraph)
         self._read_animated_settings(core, scene)
-        # The preconditioner carries nothing over from the frame before, so the frame comes out the same played on from
-        # it or simulated again from its cached state by a fresh World (but for the contact stage's memory, which the
-        # cache does not hold either: 3e-6 m apart on a landing Rubber cube).
+        # The preconditioner carries nothing over from the frame before, and the motion the CG's warm start
+        # extrapolates is the cached one, so the frame comes out the same played on from it or simulated again from
+        # its cached state by a fresh World (but for the contact stage's memory, which the cache does not hold: 3e-6 m
+        # apart on a landing Rubber cube). (Forgotten every frame, the motion made a swinging beam take 404 CG
+        # iterations over 96 steps at 4 substeps against 259.)
         self.world.reset_preconditioner()
+        self.world.motion = [motion for *_, motion in self._state(frame - 1)]
         self.world.settings.preconditioner = preconditioner(self.bodies, dt)
         animated = [(body, body.handle.x.copy()) for body in self.bodies if scene.objects[body.name].softfem.animated]
         pushes = self._external_accelerations(core, scene)
@@ -480,11 +484,12 @@ class Session:
             body.handle.x[:] = pose
             body.handle.v[:] = (pose - before) / frame_seconds
         self.current = frame
-        self._store(scene, frame, [(b.handle.x.copy(), b.handle.v.copy()) for b in self.bodies])
+        motion = self.world.motion or [None] * len(self.bodies)
+        self._store(scene, frame, [(b.handle.x.copy(), b.handle.v.copy(), m) for b, m in zip(self.bodies, motion)])
         return True
 
     def _show(self, scene, state):
-        for body, (x, _v) in zip(self.bodies, state):
+        for body, (x, *_) in zip(self.bodies, state):
             obj = scene.objects.get(body.name)
             if obj is None or obj.mode == 'EDIT':  # being edited: its mesh data is not the one shown
                 continue
@@ -535,7 +540,7 @@ class Session:
         state = self._state(frame)
         if state is None:
             return None
-        for body, (x, _v) in zip(self.bodies, state):
+        for body, (x, *_) in zip(self.bodies, state):
             if body.name == name:
                 return body.render_positions(x)
         return None

@@ -1,6 +1,8 @@
 """The last steps' accelerations, kept for the next step's CG warm start (the motion extrapolated)."""
 import numpy as np
 
+from .errors import InvalidInputError
+
 
 class LastMotion:
     """Each node's acceleration over the last two steps, for the next step's CG warm start (implicit_step): kept only
@@ -25,6 +27,33 @@ class LastMotion:
         if self._previous is None:
             return self._acceleration
         return 2.0 * self._acceleration - self._previous
+
+    def snapshot(self, v, node_ranges):
+        """Per body, its last steps' accelerations (a, p) (the next step predicts 2a − p; p = a after one step) or
+        None where none is kept; None altogether if v is not what the last step left."""
+        if self.acceleration(v) is None:
+            return None
+        previous = self._acceleration if self._previous is None else self._previous
+        return [(self._acceleration[a:b].copy(), previous[a:b].copy()) if kept else None
+                for (a, b), kept in zip(node_ranges, self._kept)]
+
+    def restore(self, per_body, v, node_ranges):
+        """Take a snapshot's per-body (a, p) or None as the last steps' motion, left with the velocities v."""
+        if per_body is not None and len(per_body) != len(node_ranges):
+            raise InvalidInputError(f"motion of {len(per_body)} bodies given, the world has {len(node_ranges)}")
+        if per_body is None or all(m is None for m in per_body):
+            self.forget()
+            return
+        a, p = np.zeros_like(v), np.zeros_like(v)
+        for i, ((n0, n1), m) in enumerate(zip(node_ranges, per_body)):
+            if m is None:
+                continue
+            pair = [np.asarray(part, dtype=np.float64) for part in m]
+            if len(pair) != 2 or any(q.shape != (n1 - n0, 3) or not np.all(np.isfinite(q)) for q in pair):
+                raise InvalidInputError(f"motion of body {i}: two finite ({n1 - n0}, 3) arrays expected")
+            a[n0:n1], p[n0:n1] = pair
+        self._acceleration, self._previous, self._v_after = a, p, v.copy()
+        self._kept = np.array([m is not None for m in per_body])
 
     def record(self, v_before, v_after, dt, node_ranges, keep):
         """Remember (v_after − v_before) / dt on the bodies where `keep` (per body) is true, zero elsewhere."""

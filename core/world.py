@@ -127,6 +127,18 @@ class World:
         self._sleep.wake()
 
     @property
+    def motion(self):
+        """Per body, the last steps' accelerations (a, p) from which the next step's CG warm start predicts 2a − p, or
+        None where it keeps none (None altogether when none): state to store beside x and v, so that a world given
+        the same x, v and motion steps on exactly as this one (the add-on caches it with each frame)."""
+        return None if self._model is None else self._motion.snapshot(self._state.v, self._model.node_ranges)
+
+    @motion.setter
+    def motion(self, per_body):
+        self._require_bodies()
+        self._motion.restore(per_body, self._state.v, self._model.node_ranges)
+
+    @property
     def asleep(self):
         """Per body: whether it is asleep (bool array)."""
         return self._sleep.asleep.copy()

@@ -53,7 +53,7 @@ def cage_states(module, scene):
     paths = cache_files.list_frames(*session.cache_location(scene))
     states = {obj.name: (cage.get_cage(obj).tets, []) for obj in session.soft_bodies(scene)}
     for frame in sorted(paths):
-        for name, x, _v in cache_files.read_frame(paths[frame])[2]:
+        for name, x, *_ in cache_files.read_frame(paths[frame])[2]:
             states[name][1].append((frame, x))
     return states
 

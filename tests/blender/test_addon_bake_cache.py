@@ -118,6 +118,35 @@ def test_a_rubber_frame_simulated_again_from_the_cache_comes_out_as_played(blend
     np.testing.assert_allclose(sess.positions(scene, obj.name, 5), played, atol=1e-9)
 
 
+def test_a_cache_written_before_the_motion_was_cached_plays_and_simulates_on(blender, softfem):
+    # version 1 files hold x and v alone: read as frames with no motion (the CG's warm start starts from Δt v)
+    import struct
+    bpy = blender
+    scene, obj = ball(bpy, frames=5)
+    for f in range(1, 6):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    played = {f: sess.positions(scene, obj.name, f).copy() for f in (4, 5)}
+    cache_files = softfem.addon.cache_files
+    frame, signature, bodies = cache_files.read_frame(sess.disk[4])
+    assert bodies[0][3] is not None                  # this version caches the ball's motion
+    with open(sess.disk[4], "wb") as f:              # frame 4 as version 1 wrote it
+        f.write(struct.pack("<8sIi32sI", cache_files.MAGIC, 1, frame, signature.encode("ascii").ljust(32), 1))
+        name = bodies[0][0].encode("utf-8")
+        f.write(struct.pack("<HI", len(name), len(bodies[0][1])) + name)
+        f.write(bodies[0][1].astype("<f8").tobytes() + bodies[0][2].astype("<f8").tobytes())
+    os.remove(sess.disk[5])
+    softfem.addon.session.forget()   # as after reopening: only the files remain
+    scene.frame_set(1)
+    scene.frame_set(4)
+    sess = softfem.addon.session.existing(scene)
+    np.testing.assert_array_equal(sess.positions(scene, obj.name, 4), played[4])
+    scene.frame_set(5)
+    assert sess.error is None and not sess.warnings
+    # simulated again from frame 4 without its motion: the same frame within the CG's tolerance
+    np.testing.assert_allclose(sess.positions(scene, obj.name, 5), played[5], atol=1e-4)
+
+
 def test_mesh_cache_export_plays_without_the_addon(blender, softfem):
     import addon_utils
     bpy = blender

@@ -1,5 +1,6 @@
 """The CG's warm start extrapolates the last steps' accelerations where their CG met its tolerance."""
 import numpy as np
+import pytest
 
 import core
 
@@ -65,3 +66,45 @@ def test_a_body_in_contact_is_not_extrapolated():
             path.append(body.x.copy())
         paths.append(np.array(path))
     assert np.array_equal(*paths)
+
+
+def _beam_world():
+    mesh = box(12, 3, 3, 1.0, 0.25, 0.25)
+    world = core.World(settings=core.SolverSettings(preconditioner="jacobi"))
+    body = world.add_body(mesh, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0),
+                          pinned=np.flatnonzero(mesh.nodes[:, 0] < 1e-9))
+    return world, body
+
+
+def test_a_world_given_the_same_state_and_motion_steps_on_exactly():
+    """What the add-on caches with each frame: x, v and the motion (the last steps' accelerations) of the swinging
+    beam, given to a fresh world, make the same next steps bit for bit; x and v alone do not."""
+    world, body = _beam_world()
+    for _ in range(8):
+        world.step(1.0 / 96.0)
+    x, v, motion = body.x.copy(), body.v.copy(), world.motion
+    assert motion is not None and motion[0] is not None
+    for _ in range(4):
+        world.step(1.0 / 96.0)
+    paths = []
+    for restore in (True, False):
+        fresh, fresh_body = _beam_world()
+        fresh_body.x[:], fresh_body.v[:] = x, v
+        if restore:
+            fresh.motion = motion
+        for _ in range(4):
+            fresh.step(1.0 / 96.0)
+        paths.append(fresh_body.x.copy())
+    assert np.array_equal(paths[0], body.x)
+    assert not np.array_equal(paths[1], body.x)
+
+
+def test_a_motion_that_does_not_fit_the_world_is_refused():
+    world, body = _beam_world()
+    n = len(body.x)
+    for bad in ([np.zeros((n, 3))], [(np.zeros((n - 1, 3)), np.zeros((n - 1, 3)))], [None, None],
+                [(np.full((n, 3), np.nan), np.zeros((n, 3)))]):
+        with pytest.raises(core.InvalidInputError):
+            world.motion = bad
+    world.motion = [None]          # none kept: forgotten
+    assert world.motion is None
