@@ -63,9 +63,11 @@ class LastMotion:
         a = (v_after - v_before) / dt
         for body in np.flatnonzero(~keep):
             a[slice(*node_ranges[body])] = 0.0
+        # the step before counts only if this step went on from the velocities it left (not after a write to them)
         both = keep if self._kept is None or len(self._kept) != len(keep) else keep & self._kept
         previous = None
-        if self._acceleration is not None and self._acceleration.shape == a.shape and both.any():
+        if self._acceleration is not None and self._acceleration.shape == a.shape and both.any() \
+                and np.array_equal(self._v_after, v_before):
             previous = self._acceleration.copy()
             for body in np.flatnonzero(~both):   # predicted as aⁿ⁻¹ alone there: 2a − a
                 previous[slice(*node_ranges[body])] = a[slice(*node_ranges[body])]

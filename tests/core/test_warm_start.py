@@ -108,3 +108,22 @@ def test_a_motion_that_does_not_fit_the_world_is_refused():
             world.motion = bad
     world.motion = [None]          # none kept: forgotten
     assert world.motion is None
+
+
+def test_after_a_write_to_the_velocities_only_the_last_step_is_extrapolated():
+    """The prediction 2aⁿ⁻¹ − aⁿ⁻² needs two steps in a row: a step that went on from written velocities (a push,
+    a teleport) is predicted from its own acceleration alone."""
+    from core.warm_start import LastMotion
+    ranges, keep, dt = [(0, 2)], np.array([True]), 0.01
+    motion = LastMotion()
+    v0 = np.zeros((2, 3))
+    v1 = v0 + dt * np.array([0.0, 0.0, -1.0])
+    motion.record(v0, v1, dt, ranges, keep)
+    v2 = v1 + dt * np.array([0.0, 0.0, -2.0])
+    motion.record(v1, v2, dt, ranges, keep)
+    np.testing.assert_allclose(motion.acceleration(v2), [[0.0, 0.0, -3.0]] * 2)     # 2 (−2) − (−1)
+    written = v2 + 1.0
+    v3 = written + dt * np.array([0.0, 0.0, -4.0])
+    assert motion.acceleration(written) is None
+    motion.record(written, v3, dt, ranges, keep)
+    np.testing.assert_allclose(motion.acceleration(v3), [[0.0, 0.0, -4.0]] * 2)
