@@ -20,9 +20,13 @@ class LastMotion:
     def forget(self):
         self._acceleration = self._previous = self._v_after = self._kept = None
 
+    def _left(self, v):
+        """Whether v is what the last recorded step left (the motion still holds)."""
+        return self._v_after is not None and self._v_after.shape == v.shape and np.array_equal(self._v_after, v)
+
     def acceleration(self, v):
         """The next step's predicted accelerations (N,3), or None if v is not what the last step left."""
-        if self._v_after is None or self._v_after.shape != v.shape or not np.array_equal(self._v_after, v):
+        if not self._left(v):
             return None
         if self._previous is None:
             return self._acceleration
@@ -31,7 +35,7 @@ class LastMotion:
     def snapshot(self, v, node_ranges):
         """Per body, its last steps' accelerations (a, p) (the next step predicts 2a − p; p = a after one step) or
         None where none is kept; None altogether if v is not what the last step left."""
-        if self.acceleration(v) is None:
+        if not self._left(v):
             return None
         previous = self._acceleration if self._previous is None else self._previous
         return [(self._acceleration[a:b].copy(), previous[a:b].copy()) if kept else None
@@ -66,8 +70,7 @@ class LastMotion:
         # the step before counts only if this step went on from the velocities it left (not after a write to them)
         both = keep if self._kept is None or len(self._kept) != len(keep) else keep & self._kept
         previous = None
-        if self._acceleration is not None and self._acceleration.shape == a.shape and both.any() \
-                and np.array_equal(self._v_after, v_before):
+        if self._acceleration is not None and both.any() and self._left(v_before):
             previous = self._acceleration.copy()
             for body in np.flatnonzero(~both):   # predicted as aⁿ⁻¹ alone there: 2a − a
                 previous[slice(*node_ranges[body])] = a[slice(*node_ranges[body])]
