@@ -147,7 +147,7 @@ class ForceModel:
         md = self.model
         pat = self.block_pattern()
         if self.corotated:
-            block_sparse.assemble(pat, md.node_ptr, md.node_ent, md.gm, self.rot, self.mu_v, self.lam_v, self.gamma,
+            block_sparse.assemble(pat, md.gm, self.rot, self.mu_v, self.lam_v, self.gamma,
                                   tet_scale, mass_term, self.buf, data)
         if self.hyperelastic:
             hyperelastic.add_blocks(md.node_ptr, md.node_ent, pat.blocks, pat.row_ptr, pat.diag, md.material_code,

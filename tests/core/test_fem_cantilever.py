@@ -103,18 +103,19 @@ def test_damped_pinned_cantilever_settles_to_static_solution():
 def test_stiff_cantilever_at_a_large_step_rests_at_its_static_sag(preconditioner):
     # E = 1e8 at Δt = 1/24 s with default settings: block-Jacobi's capped CG (40 iterations, a fraction of what
     # this slender beam needs) makes the response creep, but it must come to rest at the static sag; multigrid's
-    # CG reaches its tolerance
+    # CG reaches its tolerance. The creep's path depends on rounding: two assemblies of the same blocks differing
+    # by 4e-16 put the tip 2 % and 5 % off its sag at 20 s, both within 0.05 % at 30 s.
     mesh, world, body, pinned = _cantilever(2, E=1e8, gravity=(0.0, 0.0, -9.81),
                                             settings=core.SolverSettings(preconditioner=preconditioner))
     world.sleeping = False   # the integrator's own creep to rest is what is tested
     world.solve_static()
     sag_static = _tip_deflection(mesh, body.x)
     body.x[:] = mesh.nodes
-    for _ in range(480):                         # 20 s
+    for _ in range(720):                         # 30 s
         world.step(1.0 / 24.0)
     if preconditioner == "jacobi":
         assert world.stats["cg_iterations"] == 40
     else:
         assert world.stats["cg_iterations"] <= 15
-    assert abs(_tip_deflection(mesh, body.x) / sag_static - 1.0) < 0.05
+    assert abs(_tip_deflection(mesh, body.x) / sag_static - 1.0) < 0.01
     assert body.kinetic_energy() < 1e-9
