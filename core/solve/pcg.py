@@ -156,6 +156,27 @@ def _add_row_translations(node, coef, k, blocks, owner, e, touched):
                             e[p, a, q, c] += w * k[b, a, c]
 
 
+@njit(cache=True)
+def _body_sums(r, ranges):
+    """(B,3): the sum of r's rows n0 ≤ n < n1 for each body range (n0, n1) of ranges (B,2)."""
+    out = np.zeros((ranges.shape[0], 3))
+    for i in range(ranges.shape[0]):
+        for n in range(ranges[i, 0], ranges[i, 1]):
+            for d in range(3):
+                out[i, d] += r[n, d]
+    return out
+
+
+@njit(cache=True)
+def _translate(x, r, mass_term, ranges, shift):
+    """x += shift of its body and r −= mass_term × that shift, on each body range's rows."""
+    for i in range(ranges.shape[0]):
+        for n in range(ranges[i, 0], ranges[i, 1]):
+            for d in range(3):
+                x[n, d] += shift[i, d]
+                r[n, d] -= mass_term[n] * shift[i, d]
+
+
 @njit(parallel=True, cache=True)
 def _new_direction(p, z, beta):
     for n in prange(p.shape[0]):
@@ -339,21 +360,25 @@ class _Translations:
     neither creates nor loses momentum: a ball landing on a frictionless floor keeps its horizontal momentum."""
 
     def __init__(self, system, bodies, penalty, blocks, free):
-        self.ranges = [system.node_ranges[body] for body in bodies if free[slice(*system.node_ranges[body])].all()]
+        ranges = [system.node_ranges[body] for body in bodies if free[slice(*system.node_ranges[body])].all()]
+        self.ranges = np.array(ranges, np.int64).reshape(-1, 2)
         self.mass_term = system.mass_term
         self.penalty, self.blocks, self.free = penalty, blocks, free
-        nb = len(self.ranges)
-        e = np.zeros((nb, 3, nb, 3))
-        for i, (n0, n1) in enumerate(self.ranges):
-            e[i, :, i, :] = np.eye(3) * self.mass_term[n0:n1].sum()
+        nb = len(ranges)
+        self.mass = np.array([self.mass_term[n0:n1].sum() for n0, n1 in ranges])
         self.touched = np.zeros(nb, np.bool_)
+        self.matrix = None    # where a contact block couples the bodies; else each body's is its mass times I
         if nb and blocks is not None and len(blocks):
+            e = np.zeros((nb, 3, nb, 3))
+            for i in range(nb):
+                e[i, :, i, :] = np.eye(3) * self.mass[i]
             owner = np.full(len(free), -1, np.int64)
-            for i, (n0, n1) in enumerate(self.ranges):
+            for i, (n0, n1) in enumerate(ranges):
                 owner[n0:n1] = i
             _add_row_translations(penalty.block_node, penalty.block_coef, penalty.block_k, blocks, owner, e,
                                   self.touched)
-        self.matrix = e.reshape(3 * nb, 3 * nb)
+            if self.touched.any():
+                self.matrix = e.reshape(3 * nb, 3 * nb)
 
     def correct(self, x, r, scratch, untouched=False):
         """x += the translations' Galerkin correction for residual r = S (b − A x), and r updated to match (whole-model
@@ -362,17 +387,13 @@ class _Translations:
         nb = len(self.ranges)
         if nb == 0 or (untouched and self.touched.all()):
             return False
-        g = np.array([r[n0:n1].sum(axis=0) for n0, n1 in self.ranges]).ravel()
-        if untouched:
-            keep = np.repeat(~self.touched, 3)
-            shift = np.zeros(3 * nb)
-            shift[keep] = np.linalg.solve(self.matrix[np.ix_(keep, keep)], g[keep])
+        g = _body_sums(r, self.ranges)
+        if self.matrix is None or untouched:    # the bodies corrected are coupled by no contact block
+            shift = g / self.mass[:, None]
+            shift[self.touched] = 0.0
         else:
-            shift = np.linalg.solve(self.matrix, g)
-        shift = shift.reshape(nb, 3)
-        for (n0, n1), s in zip(self.ranges, shift):
-            x[n0:n1] += s
-            r[n0:n1] -= self.mass_term[n0:n1, None] * s
+            shift = np.linalg.solve(self.matrix, g.ravel()).reshape(nb, 3)
+        _translate(x, r, self.mass_term, self.ranges, shift)
         if self.touched.any() and not untouched:
             move = np.zeros_like(x)
             for (n0, n1), s in zip(self.ranges, shift):
