@@ -220,9 +220,52 @@ def row_product(row_ptr, col, data, p, free, out, n):
     return f * (p[n, 0] * s0 + p[n, 1] * s1 + p[n, 2] * s2)
 
 
+@njit(cache=True, fastmath=FAST_SUMS)
+def upper_product(row_ptr, col, diag, data, p, free, out, n0, n1):
+    """out = S A p on the rows n0 ≤ n < n1 of one body (whose blocks couple no row outside them), on one thread,
+    reading only the blocks on and above the diagonal: each off-diagonal block adds A_nc p_c to row n and its
+    transpose's A_nc^T p_n to row c. Half the matrix's memory is read (at 5,933 tets 0.50×, at 41k 0.71× the time
+    of the row-by-row product, measured); threads would race on the rows they add to. Returns p·out over the rows."""
+    for n in range(n0, n1):
+        out[n, 0] = out[n, 1] = out[n, 2] = 0.0
+    for n in range(n0, n1):
+        pn0, pn1, pn2 = p[n, 0], p[n, 1], p[n, 2]
+        k = diag[n]
+        s0 = data[k, 0, 0] * pn0 + data[k, 0, 1] * pn1 + data[k, 0, 2] * pn2
+        s1 = data[k, 1, 0] * pn0 + data[k, 1, 1] * pn1 + data[k, 1, 2] * pn2
+        s2 = data[k, 2, 0] * pn0 + data[k, 2, 1] * pn1 + data[k, 2, 2] * pn2
+        for k in range(diag[n] + 1, row_ptr[n + 1]):
+            c = col[k]
+            p0, p1, p2 = p[c, 0], p[c, 1], p[c, 2]
+            a00, a01, a02 = data[k, 0, 0], data[k, 0, 1], data[k, 0, 2]
+            a10, a11, a12 = data[k, 1, 0], data[k, 1, 1], data[k, 1, 2]
+            a20, a21, a22 = data[k, 2, 0], data[k, 2, 1], data[k, 2, 2]
+            s0 += a00 * p0 + a01 * p1 + a02 * p2
+            s1 += a10 * p0 + a11 * p1 + a12 * p2
+            s2 += a20 * p0 + a21 * p1 + a22 * p2
+            out[c, 0] += a00 * pn0 + a10 * pn1 + a20 * pn2
+            out[c, 1] += a01 * pn0 + a11 * pn1 + a21 * pn2
+            out[c, 2] += a02 * pn0 + a12 * pn1 + a22 * pn2
+        out[n, 0] += s0
+        out[n, 1] += s1
+        out[n, 2] += s2
+    acc = 0.0
+    for n in range(n0, n1):
+        f = free[n]
+        out[n, 0] *= f
+        out[n, 1] *= f
+        out[n, 2] *= f
+        acc += p[n, 0] * out[n, 0] + p[n, 1] * out[n, 1] + p[n, 2] * out[n, 2]
+    return acc
+
+
 @njit(parallel=True, cache=True, fastmath=FAST_SUMS)
-def product(row_ptr, col, data, p, free, out, n0, n1):
-    """out = S A p (S zeroes constrained rows) on rows n0 ≤ n < n1; returns p·out over those rows."""
+def product(row_ptr, col, diag, data, p, free, out, n0, n1, serial):
+    """out = S A p (S zeroes constrained rows) on the rows n0 ≤ n < n1 of one body; returns p·out over those rows.
+    serial (the kernels run on one thread): from the upper blocks (upper_product), else row by row. (numba's
+    get_num_threads inside a kernel keeps it from being cached.)"""
+    if serial:
+        return upper_product(row_ptr, col, diag, data, p, free, out, n0, n1)
     acc = 0.0
     for n in prange(n0, n1):
         acc += row_product(row_ptr, col, data, p, free, out, n)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..fem import block_sparse
 from ..fem.corotational import EXACT
-from ..jit import njit, prange
+from ..jit import get_num_threads, njit, prange
 
 
 @njit(parallel=True, cache=True)
@@ -64,8 +64,8 @@ class BlockSparseSystem:
 
     def apply(self, p, out, free, body):
         """out = S A p on the rows of body `body` (S zeroes rows where free == 0); returns p·out over them."""
-        return block_sparse.product(self.pattern.row_ptr, self.pattern.col, self.data, p, free, out,
-                                    *self.node_ranges[body])
+        return block_sparse.product(self.pattern.row_ptr, self.pattern.col, self.pattern.diag, self.data, p, free, out,
+                                    *self.node_ranges[body], get_num_threads() == 1)
 
     def block_jacobi_inverse(self):
         """Inverse 3×3 diagonal blocks (N,3,3)."""

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.linalg.lapack
 
 from ..fem.block_sparse import product as fine_product
+from ..jit import get_num_threads
 from . import galerkin
 from .auto_preconditioner import AutoPreconditioner
 from .aggregation import aggregate, rigid_modes, tentative
@@ -101,7 +102,7 @@ class Multigrid:
             *a, diag = galerkin.body_matrix(pat.row_ptr, pat.col, system.data, free, n0, n1, node, coef, kb)
             aggs = self._aggregates[body]
             modes = rigid_modes(positions[n0:n1], *aggs[0]) if aggs else None
-            bodies.append(_coarse_levels(tuple(a), pinv[n0:n1] * free[n0:n1, None, None], modes, aggs,
+            bodies.append(_coarse_levels(tuple(a), diag, pinv[n0:n1] * free[n0:n1, None, None], modes, aggs,
                                          self._patterns[body]))
         return bodies
 
@@ -206,12 +207,12 @@ def _aggregates(row_ptr, col, active):
     return levels
 
 
-def _coarse_levels(a, dinv, modes, aggs, patterns):
-    """(the first coarse _Level or None, the fine smoother's damping) below fine matrix a (block-CSR, 3×3 blocks)
-    with inverse diagonal blocks dinv: each level's aggregates from aggs, rigid modes (n, 3, 6) of the fine nodes;
+def _coarse_levels(a, diag, dinv, modes, aggs, patterns):
+    """(the first coarse _Level or None, the fine smoother's damping) below fine matrix a (block-CSR, 3×3 blocks,
+    its diagonal blocks' indices diag) with inverse diagonal blocks dinv: each level's aggregates from aggs, rigid modes (n, 3, 6) of the fine nodes;
     patterns (a dict) keeps the products' block patterns from one build to the next (they stay while the
     aggregates do)."""
-    omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv)
+    omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv, diag)
     fine_omega, first, above = omega, None, None
     for level, (agg, num_agg) in enumerate(aggs):
         t, r = tentative(np.where(agg >= 0, agg, 0), num_agg, modes * (agg >= 0)[:, None, None])
@@ -242,7 +243,7 @@ def _coarse_levels(a, dinv, modes, aggs, patterns):
             return first, fine_omega
         lv.a, lv.diag, lv.dinv = ac, diag, _safe_inverse(blocks)
         a, dinv = ac, lv.dinv
-        omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv)
+        omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv, diag)
         modes, above = r, lv
     return first, fine_omega
 
@@ -289,15 +290,16 @@ def _safe_inverse(blocks):
     return out
 
 
-def _spectral_radius(a, dinv):
-    """ρ(D⁻¹A) by power iteration (a slight underestimate; SMOOTHER_DAMPING leaves margin below 2)."""
+def _spectral_radius(a, dinv, diag):
+    """ρ(D⁻¹A) by power iteration (a slight underestimate; SMOOTHER_DAMPING leaves margin below 2); diag: a's diagonal
+    blocks' indices."""
     row_ptr, col, data = a
     v = np.random.default_rng(0).standard_normal(dinv.shape[:2])
     lam = 1.0
     for _ in range(POWER_ITERATIONS):
         w = np.zeros_like(v)
         if data.shape[1] == 3:
-            fine_product(row_ptr, col, data, v, np.ones(len(v)), w, 0, len(v))
+            fine_product(row_ptr, col, diag, data, v, np.ones(len(v)), w, 0, len(v), get_num_threads() == 1)
         else:
             bsr_accumulate(row_ptr, col, data, v, w, 1.0)
         w = np.einsum("nij,nj->ni", dinv, w)

@@ -1,10 +1,10 @@
 """Block-Jacobi preconditioned conjugate gradients per body (or pile of touching bodies), with per-node constraint projection (Baraff–Witkin filter)."""
 import numpy as np
 
-from ..jit import FAST_SUMS, njit, prange
+from ..jit import FAST_SUMS, get_num_threads, njit, prange
 from ..components import components
 from ..contact.penalty import penalty_product
-from ..fem.block_sparse import row_product
+from ..fem.block_sparse import row_product, upper_product
 
 
 @njit(cache=True)
@@ -50,14 +50,16 @@ def _dot(a, b):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST_SUMS)
-def _fine_smoothing(row_ptr, col, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, omega, vec, z, t, lo, hi, post):
+def _fine_smoothing(row_ptr, col, diag, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, omega, vec, z, t, lo, hi,
+                    post, serial):
     """One half of the V-cycle's fine level on an island's rows lo ≤ n < hi (vec: those rows; z, t: whole-model; the
     island's bodies' block rows `ranges` and contact blocks `pblocks`). Before the coarse correction (post False):
     z = ω S P⁻¹ vec, then t = vec − S A z. After it (post True): t = vec − S A z, then z += ω S P⁻¹ t; returns vec·z.
-    Each parallel loop wakes the sleeping OpenMP pool (~15-25 us, measured): the residual is taken in the product's
-    loop where no contact block adds to it, so a half is two loops, not four. (One call in place of eight kernels
-    and numpy operations: the resting bunny's V-cycle took 184 against 193 us.)"""
-    single = pblocks.shape[0] == 0 and ranges.shape[0] == 1 and ranges[0, 0] == lo and ranges[0, 1] == hi
+    serial: as in _assembled_jacobi_iterations. Each parallel loop wakes the sleeping OpenMP pool (~15-25 us, measured): on more than one thread the residual is
+    taken in the product's loop where no contact block adds to it, so a half is two loops, not four. (One call in
+    place of eight kernels and numpy operations: the resting bunny's V-cycle took 184 against 193 us.)"""
+    single = pblocks.shape[0] == 0 and ranges.shape[0] == 1 and ranges[0, 0] == lo and ranges[0, 1] == hi \
+        and not serial
     if not post or not single:
         for n in prange(lo, hi):
             if not post:
@@ -68,6 +70,9 @@ def _fine_smoothing(row_ptr, col, data, ranges, pnode, pcoef, pk, pblocks, pinv,
             if not single:
                 t[n, 0] = t[n, 1] = t[n, 2] = 0.0
     for body in range(ranges.shape[0]):
+        if serial:
+            upper_product(row_ptr, col, diag, data, z, free, t, ranges[body, 0], ranges[body, 1])
+            continue
         for n in prange(ranges[body, 0], ranges[body, 1]):
             row_product(row_ptr, col, data, z, free, t, n)
             if single:
@@ -99,16 +104,20 @@ def _advance(x, r, p, ap, step):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST_SUMS)
-def _assembled_jacobi_iterations(row_ptr, col, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, x, r, p, z, ap,
-                                 lo, hi, rz, limit, max_iterations):
+def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, x, r, p, z,
+                                 ap, lo, hi, rz, limit, max_iterations, serial):
     """The iterations of block-Jacobi CG on assembled blocks in one kernel (a Python loop of kernel calls spent
     ~25 µs an iteration in dispatch, a fifth of a small body's step): the island's rows lo ≤ n < hi, its bodies'
     block rows `ranges` (B,2) and its contact penalty blocks `pblocks`, from r, z = S P⁻¹ r, p = z and rz = r·z,
-    until rz ≤ limit or max_iterations. Whole-model arrays. Returns (iterations, rz)."""
+    until rz ≤ limit or max_iterations. Whole-model arrays. serial: the kernels run on one thread (the products then
+    read the upper blocks alone, block_sparse.upper_product). Returns (iterations, rz)."""
     it = 0
     while it < max_iterations and rz > limit:
         pap = 0.0
         for body in range(ranges.shape[0]):
+            if serial:
+                pap += upper_product(row_ptr, col, diag, data, p, free, ap, ranges[body, 0], ranges[body, 1])
+                continue
             for n in prange(ranges[body, 0], ranges[body, 1]):
                 pap += row_product(row_ptr, col, data, p, free, ap, n)
         if pblocks.shape[0]:
@@ -308,7 +317,7 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
     p[:] = z
     if multigrid is None and fine is not None:
         it, rz = _assembled_jacobi_iterations(*fine, pinv_all, free_all, x_all, work.r, work.p, work.z, work.ap, lo, hi,
-                                              rz, tolerance * tolerance * ref, max_iterations)
+                                              rz, tolerance * tolerance * ref, max_iterations, get_num_threads() == 1)
         translations.correct(x_all, work.r, work.t)
         return it, float(np.sqrt(max(rz, 0.0) / ref))
     it = 0
@@ -332,19 +341,21 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
 def v_cycle(fine, hierarchy, bodies, pinv, free, omega, vec, z, t, lo, hi):
     """z = the symmetric V-cycle of `hierarchy` applied to vec, the rows lo ≤ n < hi of the island of `bodies` whose
     operator is `fine` (fine_operator); pinv, free, z, t (work space): whole-model. Returns vec·z."""
-    _fine_smoothing(*fine, pinv, free, omega, vec, z, t, lo, hi, False)
+    serial = get_num_threads() == 1
+    _fine_smoothing(*fine, pinv, free, omega, vec, z, t, lo, hi, False, serial)
     hierarchy.coarse_correction(t, z, bodies)
-    return _fine_smoothing(*fine, pinv, free, omega, vec, z, t, lo, hi, True)
+    return _fine_smoothing(*fine, pinv, free, omega, vec, z, t, lo, hi, True, serial)
 
 
 def fine_operator(system, bodies, penalty, blocks):
-    """The arguments of the island kernels naming its operator: the assembled blocks (row_ptr, col, data), its bodies'
-    block rows (B,2) and its contact penalty's stencil blocks (node, coef, k, block indices; empty for none)."""
+    """The arguments of the island kernels naming its operator: the assembled blocks (row_ptr, col, diag, data), its
+    bodies' block rows (B,2) and its contact penalty's stencil blocks (node, coef, k, block indices; empty for none)."""
     pat = system.pattern
     ranges = np.array([system.node_ranges[i] for i in bodies], np.int64)
     if blocks is None or not len(blocks):
-        return pat.row_ptr, pat.col, system.data, ranges, _NO_NODE, _NO_COEF, _NO_BLOCKS, _NO_INDEX
-    return pat.row_ptr, pat.col, system.data, ranges, penalty.block_node, penalty.block_coef, penalty.block_k, blocks
+        return pat.row_ptr, pat.col, pat.diag, system.data, ranges, _NO_NODE, _NO_COEF, _NO_BLOCKS, _NO_INDEX
+    return (pat.row_ptr, pat.col, pat.diag, system.data, ranges, penalty.block_node, penalty.block_coef,
+            penalty.block_k, blocks)
 
 
 class _Translations:

@@ -156,8 +156,21 @@ def test_assembled_stiffness_matrix_equals_matrix_free_product(differential):
     assert np.allclose(k @ p.ravel(), fm.product(p, np.empty_like(p), scale).ravel(), rtol=0, atol=1e-9 * abs(k).max())
 
 
+@pytest.mark.parametrize("threads", [1, 2])   # on one thread the product reads the upper blocks alone
 @pytest.mark.parametrize("differential", ["hybrid", "warped"])
-def test_assembled_block_system_equals_matrix_free_system(differential):
+def test_assembled_block_system_equals_matrix_free_system(differential, threads):
+    import numba
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        pytest.skip("one thread only on this machine")
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        _compare_systems(differential)
+    finally:
+        numba.set_num_threads(before)
+
+
+def _compare_systems(differential):
     from core.solve.linear_system import BlockSparseSystem, MatrixFreeSystem
     mesh = box(3, 2, 2)
     model, fm, state = _setup(mesh, differential)
