@@ -166,6 +166,32 @@ def kept_points(keep, slot, live, q0, q1):
     return live[:n], q0[:n], q1[:n]
 
 
+def group_grow(group, grow, num_groups):
+    """Per group, the largest grow of its members (0 for a group without members)."""
+    out = np.zeros(num_groups)
+    np.maximum.at(out, group, grow)
+    return out
+
+
+@njit(cache=True)
+def body_boxes(offsets, x0, x1, grow, pad):
+    """Per body (nodes offsets[b] ≤ n < offsets[b + 1]), the box of its nodes over x0 -> x1 grown by grow[b] times its
+    extent and by pad, (B, 2, 3): it holds each of its cells' boxes (cell_boxes, a cell's grow at most its body's)
+    grown by pad."""
+    nb = offsets.shape[0] - 1
+    out = np.empty((nb, 2, 3))
+    for b in range(nb):
+        for d in range(3):
+            lo, hi = np.inf, -np.inf
+            for n in range(offsets[b], offsets[b + 1]):
+                lo = min(lo, x0[n, d], x1[n, d])
+                hi = max(hi, x0[n, d], x1[n, d])
+            e = grow[b] * (hi - lo) + pad
+            out[b, 0, d] = lo - e
+            out[b, 1, d] = hi + e
+    return out
+
+
 @njit(cache=True)
 def group_boxes(group, lo, hi, num_groups, pad):
     """Per group, the box around the boxes (lo, hi) of its members (group: each box's group), grown by pad;

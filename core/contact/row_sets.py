@@ -2,7 +2,7 @@
 phase on cells), their candidate contacts (core.contact.detect) as row sets, and row sets joined into one."""
 import numpy as np
 
-from .broadphase import cell_paths, group_boxes, kept_points
+from .broadphase import body_boxes, cell_paths, group_boxes, group_grow, kept_points
 from .bvh import boxes_touch, cell_boxes
 from .detect import detect, vertex_rows
 from .surface import swept_positions
@@ -65,25 +65,26 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
     # swept box of a cell's nodes, grown for those, bounds its points' paths. Early outs on the bodies'
     # boxes around their cells' boxes; pad covers every triangle's reach (see triangle_reach).
     x1 = x0 + dt * v
-    cells = lay["cells"]
-    clo = np.empty((len(cells), 3))
-    chi = np.empty((len(cells), 3))
-    cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
     pad = s.body_thickness + margin + max(s.search_depth, 2.0 * s.slop)
     below_open = sides.below_open(s)
-    boxes = group_boxes(lay["cell_group"], clo, chi, len(lay["num_nodes"]), pad)
-    hit_collider = False
     if colliders.bvh is not None:
         c0 = colliders.positions(frac0)
         c1 = colliders.positions(frac1)
         cb = colliders.bvh
         colliders.refit(c0, c1, triangle_reach(colliders.reach, colliders.thick, margin, colliders.onesided, s,
                                                below_open))
-        hit_collider = bool(np.any(np.all(boxes[:, 0] <= cb.hi[0], axis=1)
-                                   & np.all(boxes[:, 1] >= cb.lo[0], axis=1)))    # the root bounds them all
-    near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
-        boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
-    np.fill_diagonal(near, False)
+    # first the bodies' boxes around their nodes (a body far from everything costs no cell boxes)
+    if "body_grow" not in lay:
+        lay["body_grow"] = group_grow(lay["cell_group"], lay["cell_grow"], len(lay["num_nodes"]))
+    hit_collider, near = _boxes_near(body_boxes(lay["offsets"], x0, x1, lay["body_grow"], pad), colliders)
+    if not hit_collider and not near.any():
+        return rows
+    cells = lay["cells"]
+    clo = np.empty((len(cells), 3))
+    chi = np.empty((len(cells), 3))
+    cell_boxes(cells, lay["cell_grow"], x0, x1, 0.0, clo, chi)
+    hit_collider, near = _boxes_near(group_boxes(lay["cell_group"], clo, chi, len(lay["num_nodes"]), pad),
+                                     colliders)
     if not hit_collider and not near.any():
         return rows
     # Broad phase on the cells: only the points of cells near a collider's or another body's triangles are
@@ -127,6 +128,19 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         rows.append((cand, node, coef, move, lay["tri_mu"][cand.tri], np.full(len(cand.point), -1),
                      lay["tri_group"][cand.tri]))
     return rows
+
+
+def _boxes_near(boxes, colliders):
+    """Whether any of the bodies' boxes (B,2,3) meets the colliders' BVH root box (which bounds them all), and which
+    pairs of them meet (B,B; none on the diagonal)."""
+    hit = False
+    if colliders.bvh is not None:
+        root_lo, root_hi = colliders.bvh.lo[0], colliders.bvh.hi[0]
+        hit = bool(np.any(np.all(boxes[:, 0] <= root_hi, axis=1) & np.all(boxes[:, 1] >= root_lo, axis=1)))
+    near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
+        boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
+    np.fill_diagonal(near, False)
+    return hit, near
 
 
 def concat_rows(rows, width=STENCIL):
