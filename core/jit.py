@@ -13,7 +13,7 @@ from numba.core import caching  # noqa: E402
 
 from .blas_threads import one_blas_thread  # noqa: E402
 
-__all__ = ["FAST_SUMS", "get_num_threads", "njit", "prange", "threads_for"]
+__all__ = ["FAST_SUMS", "get_num_threads", "njit", "prange", "solver_threads", "threads_for"]
 
 # fastmath flags of the sparse block products: multiply-adds fused and sums taken in any order (the 20k-tet beam's
 # matrix product 15-20 % faster, measured), but not "nnan"/"ninf": the solvers' NaN tests must stay.
@@ -34,6 +34,27 @@ def threads_for(num_tets):
     try:
         with one_blas_thread():
             yield
+    finally:
+        numba.set_num_threads(before)
+
+
+# Below this many tets the CG's iterations and the contact stage run on one thread even where the element kernels
+# (rotations, forces, assembly) use all: they launch many short parallel loops a step (three a CG iteration), each
+# waking the pool, and on one thread the CG's product reads half the matrix (core.fem.block_sparse.upper_product).
+# The icosphere drop at the add-on's defaults took 0.65-0.75x the time at 13k and 25k tets with them on one thread,
+# the same at 65k (benchmarks/RESULTS.md, FEM step).
+PARALLEL_MIN_SOLVE_TETS = 50000
+
+
+@contextlib.contextmanager
+def solver_threads(num_tets):
+    """Run the enclosed CG or contact kernels on one thread below PARALLEL_MIN_SOLVE_TETS, else as they were (then
+    restore)."""
+    before = numba.get_num_threads()
+    if num_tets < PARALLEL_MIN_SOLVE_TETS:
+        numba.set_num_threads(1)
+    try:
+        yield
     finally:
         numba.set_num_threads(before)
 

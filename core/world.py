@@ -7,7 +7,7 @@ from .body import Body
 from .contact import ContactStage
 from .errors import InvalidInputError, SimulationDiverged
 from .fem.force_model import ForceModel
-from .jit import threads_for
+from .jit import solver_threads, threads_for
 from .material import Material
 from .model import Model
 from .settings import SolverSettings
@@ -201,7 +201,9 @@ class World:
         guess = backup.v + dt * self._gravity
         guess[held] = (target[held] - backup.x[held]) / dt
         self._step_inv_mass = inv_mass
-        self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(), v_last=backup.v)
+        with solver_threads(self._model.num_tets):
+            self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(),
+                                                  v_last=backup.v)
         try:
             stats = implicit_step(self._forces(), self._state, dt, self._gravity, target,
                                   self.settings, self._correct, penalty=self._penalty, held=held,
@@ -217,10 +219,12 @@ class World:
         t1 = time.perf_counter()
         if self._contact.penetrating:
             solved = self._state.x.copy()
-            self._contact.stabilize(self._state.x, inv_mass, dt, self._node_counts(),
-                                    penalty=self._penalty)
+            with solver_threads(self._model.num_tets):
+                self._contact.stabilize(self._state.x, inv_mass, dt, self._node_counts(),
+                                        penalty=self._penalty)
             self._keep_tets_upright(solved, self._state.x)
-        self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
+        with solver_threads(self._model.num_tets):
+            self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
         self._contact.finish_step()
         if self.sleeping:
             c = self._contact.contacts
@@ -265,8 +269,10 @@ class World:
     def _contact_correct(self, state, x_n, v_n, dt):
         penalty = self._penalty
         impulse = None if penalty is None else penalty.impulses(state.x - x_n, dt)
-        if self._contact.solve(x_n, state.v, self._step_inv_mass, dt, self._node_counts(),
-                               penalty=penalty, penalty_impulse=impulse):
+        with solver_threads(self._model.num_tets):
+            corrected = self._contact.solve(x_n, state.v, self._step_inv_mass, dt, self._node_counts(),
+                                            penalty=penalty, penalty_impulse=impulse)
+        if corrected:
             np.multiply(state.v, dt, out=state.x)
             state.x += x_n
 

@@ -4,6 +4,7 @@ import time
 
 import numpy as np
 
+from ..jit import solver_threads
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
 from .pcg import islands, jacobi_inverse, pcg
@@ -120,26 +121,28 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         # A solve followed by an update only informs the multipliers, so it stops at a looser tolerance (inexact
         # augmented Lagrangian); the solve whose result is kept meets settings.cg_tolerance, continued from there
         # when the rows turn out settled.
-        for attempt in range(CONTACT_SOLVES):
-            rhs = b.copy()
-            if penalty is not None:
-                penalty.add_rhs(rhs, state.x - x_n)
-            last = penalty is None or attempt == CONTACT_SOLVES - 1
-            tolerance = settings.cg_tolerance * (1.0 if last else INTERMEDIATE_TOLERANCE)
-            its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, tolerance, penalty, multigrid,
-                                                       state.x, dt, weight)
-            body_its += its
-            last_its = its
-            stats["solves"] += 1
-            if last:
-                break
-            if not penalty.augment(state.x + dx - x_n):
-                its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, settings.cg_tolerance,
-                                                           penalty, multigrid, state.x, dt, weight)
+        with solver_threads(md.num_tets):   # (core.jit: the CG's many short kernels)
+            for attempt in range(CONTACT_SOLVES):
+                rhs = b.copy()
+                if penalty is not None:
+                    penalty.add_rhs(rhs, state.x - x_n)
+                last = penalty is None or attempt == CONTACT_SOLVES - 1
+                tolerance = settings.cg_tolerance * (1.0 if last else INTERMEDIATE_TOLERANCE)
+                its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, tolerance, penalty,
+                                                           multigrid, state.x, dt, weight)
                 body_its += its
                 last_its = its
                 stats["solves"] += 1
-                break
+                if last:
+                    break
+                if not penalty.augment(state.x + dx - x_n):
+                    its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings,
+                                                               settings.cg_tolerance, penalty, multigrid, state.x, dt,
+                                                               weight)
+                    body_its += its
+                    last_its = its
+                    stats["solves"] += 1
+                    break
         t3 = time.perf_counter()
         state.x += dx
         np.subtract(state.x, x_n, out=state.v)

@@ -55,9 +55,10 @@ def _fine_smoothing(row_ptr, col, diag, data, ranges, pnode, pcoef, pk, pblocks,
     """One half of the V-cycle's fine level on an island's rows lo ≤ n < hi (vec: those rows; z, t: whole-model; the
     island's bodies' block rows `ranges` and contact blocks `pblocks`). Before the coarse correction (post False):
     z = ω S P⁻¹ vec, then t = vec − S A z. After it (post True): t = vec − S A z, then z += ω S P⁻¹ t; returns vec·z.
-    serial: as in _assembled_jacobi_iterations. Each parallel loop wakes the sleeping OpenMP pool (~15-25 us, measured): on more than one thread the residual is
-    taken in the product's loop where no contact block adds to it, so a half is two loops, not four. (One call in
-    place of eight kernels and numpy operations: the resting bunny's V-cycle took 184 against 193 us.)"""
+    serial: as in _assembled_jacobi_iterations. Each parallel loop wakes the sleeping OpenMP pool (~15-25 us,
+    measured): on more than one thread the residual is taken in the product's loop where no contact block adds to it,
+    so a half is two loops, not four. (One call in place of eight kernels and numpy operations: the resting bunny's
+    V-cycle took 184 against 193 us.)"""
     single = pblocks.shape[0] == 0 and ranges.shape[0] == 1 and ranges[0, 0] == lo and ranges[0, 1] == hi \
         and not serial
     if not post or not single:
