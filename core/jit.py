@@ -41,8 +41,8 @@ def threads_for(num_tets):
 # Below this many tets the CG's iterations and the contact stage run on one thread even where the element kernels
 # (rotations, forces, assembly) use all: they launch many short parallel loops a step (three a CG iteration), each
 # waking the pool, and on one thread the CG's product reads half the matrix (core.fem.block_sparse.upper_product).
-# The icosphere drop at the add-on's defaults took 0.65-0.75x the time at 13k and 25k tets with them on one thread,
-# the same at 65k (benchmarks/RESULTS.md, FEM step).
+# The icosphere drop (the add-on's defaults but finer cages) took 0.65-0.69x the time at 13k and 25k tets with them
+# on one thread, the same at 65k (benchmarks/RESULTS.md, FEM step).
 PARALLEL_MIN_SOLVE_TETS = 50000
 
 

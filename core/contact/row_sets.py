@@ -62,8 +62,8 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
     s = settings
     rows = []
     # Cells: a render point stays inside its tet (or as far outside as its negative weights allow), so the
-    # swept box of a cell's nodes, grown for those, bounds its points' paths. Early outs on the bodies'
-    # boxes around their cells' boxes; pad covers every triangle's reach (see triangle_reach).
+    # swept box of a cell's nodes, grown for those, bounds its points' paths. Early outs on the bodies' boxes, first
+    # around their nodes, then around their cells' boxes; pad covers every triangle's reach (see triangle_reach).
     x1 = x0 + dt * v
     pad = s.body_thickness + margin + max(s.search_depth, 2.0 * s.slop)
     below_open = sides.below_open(s)
@@ -73,7 +73,6 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         cb = colliders.bvh
         colliders.refit(c0, c1, triangle_reach(colliders.reach, colliders.thick, margin, colliders.onesided, s,
                                                below_open))
-    # first the bodies' boxes around their nodes (a body far from everything costs no cell boxes)
     if "body_grow" not in lay:
         lay["body_grow"] = group_grow(lay["cell_group"], lay["cell_grow"], len(lay["num_nodes"]))
     hit_collider, near = _boxes_near(body_boxes(lay["offsets"], x0, x1, lay["body_grow"], pad), colliders)
