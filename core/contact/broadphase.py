@@ -166,13 +166,6 @@ def kept_points(keep, slot, live, q0, q1):
     return live[:n], q0[:n], q1[:n]
 
 
-def group_grow(group, grow, num_groups):
-    """Per group, the largest grow of its members (0 for a group without members)."""
-    out = np.zeros(num_groups)
-    np.maximum.at(out, group, grow)
-    return out
-
-
 @njit(cache=True)
 def body_boxes(offsets, x0, x1, grow, pad):
     """Per body (nodes offsets[b] ≤ n < offsets[b + 1]), the box of its nodes over x0 -> x1 grown by grow[b] times its

@@ -37,6 +37,8 @@ def build_layout(surfaces, num_nodes, body_thickness):
     lay["cell_group"][point_cell] = lay["group"]
     lay["cell_grow"] = np.zeros(len(cells))
     np.maximum.at(lay["cell_grow"], point_cell, -np.minimum(lay["weights"], 0.0).sum(axis=1))
+    lay["body_grow"] = np.zeros(len(surfaces))   # per body, its cells' largest grow (broadphase.body_boxes)
+    np.maximum.at(lay["body_grow"], lay["cell_group"], lay["cell_grow"])
     lay["cell_ptr"] = np.concatenate([[0], np.cumsum(np.bincount(point_cell, minlength=len(cells)))])
     lay["cell_points"] = np.argsort(point_cell, kind="stable")
     # Per body with triangles: the other bodies' points are tested against them; the points its BVH

@@ -2,7 +2,7 @@
 phase on cells), their candidate contacts (core.contact.detect) as row sets, and row sets joined into one."""
 import numpy as np
 
-from .broadphase import body_boxes, cell_paths, group_boxes, group_grow, kept_points
+from .broadphase import body_boxes, cell_paths, group_boxes, kept_points
 from .bvh import boxes_touch, cell_boxes
 from .detect import detect, vertex_rows
 from .surface import swept_positions
@@ -73,8 +73,6 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         cb = colliders.bvh
         colliders.refit(c0, c1, triangle_reach(colliders.reach, colliders.thick, margin, colliders.onesided, s,
                                                below_open))
-    if "body_grow" not in lay:
-        lay["body_grow"] = group_grow(lay["cell_group"], lay["cell_grow"], len(lay["num_nodes"]))
     hit_collider, near = _boxes_near(body_boxes(lay["offsets"], x0, x1, lay["body_grow"], pad), colliders)
     if not hit_collider and not near.any():
         return rows

@@ -209,7 +209,8 @@ def _aggregates(row_ptr, col, active):
 
 def _coarse_levels(a, diag, dinv, modes, aggs, patterns):
     """(the first coarse _Level or None, the fine smoother's damping) below fine matrix a (block-CSR, 3×3 blocks,
-    its diagonal blocks' indices diag) with inverse diagonal blocks dinv: each level's aggregates from aggs, rigid modes (n, 3, 6) of the fine nodes;
+    its diagonal blocks' indices diag) with inverse diagonal blocks dinv: each level's aggregates from aggs, rigid
+    modes (n, 3, 6) of the fine nodes;
     patterns (a dict) keeps the products' block patterns from one build to the next (they stay while the
     aggregates do)."""
     omega = SMOOTHER_DAMPING / _spectral_radius(a, dinv, diag)
