@@ -101,7 +101,7 @@ class Collider:
         self.triangles = tris
         self.friction = float(friction)
         self.thickness = float(thickness)
-        self.end = self.start.copy()
+        self.end = self.start    # the same array until moved: a collider at rest keeps the caches keyed by it
 
     def move(self, vertices):
         """Positions at the end of the next step (the motion within the step is linear)."""

@@ -2,6 +2,7 @@
 phase on cells), their candidate contacts (core.contact.detect) as row sets, and row sets joined into one."""
 import numpy as np
 
+from ..jit import njit
 from .broadphase import body_boxes, cell_paths, group_boxes, kept_points
 from .bvh import boxes_touch, cell_boxes
 from .detect import detect, vertex_rows
@@ -58,7 +59,8 @@ def detect_candidates(lay, settings, side_hint, near, v0, v1, tris, normals, tri
 
 def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin):
     """Candidates of the motion x0 + dt v against the LiveColliders `colliders` (their motion from frac0 to frac1)
-    and against other bodies, as row sets: (Candidates, node, coef, move, mu_other, collider, other)."""
+    and against other bodies, as row sets: (Candidates, node, coef, move, mu_other, collider, other); and whether a
+    body's box met the colliders' (no: no body comes near a collider's edges either)."""
     s = settings
     rows = []
     # Cells: a render point stays inside its tet (or as far outside as its negative weights allow), so the
@@ -74,8 +76,9 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         colliders.refit(c0, c1, triangle_reach(colliders.reach, colliders.thick, margin, colliders.onesided, s,
                                                below_open))
     hit_collider, near = _boxes_near(body_boxes(lay["offsets"], x0, x1, lay["body_grow"], pad), colliders)
+    near_colliders = hit_collider
     if not hit_collider and not near.any():
-        return rows
+        return rows, near_colliders
     cells = lay["cells"]
     clo = np.empty((len(cells), 3))
     chi = np.empty((len(cells), 3))
@@ -83,7 +86,7 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
     hit_collider, near = _boxes_near(group_boxes(lay["cell_group"], clo, chi, len(lay["num_nodes"]), pad),
                                      colliders)
     if not hit_collider and not near.any():
-        return rows
+        return rows, near_colliders
     # Broad phase on the cells: only the points of cells near a collider's or another body's triangles are
     # positioned and tested, and of the other bodies' triangles only those near such cells are read.
     if hit_collider:
@@ -124,26 +127,43 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         cand.tri += sl.start
         rows.append((cand, node, coef, move, lay["tri_mu"][cand.tri], np.full(len(cand.point), -1),
                      lay["tri_group"][cand.tri]))
-    return rows
+    return rows, near_colliders
 
 
 def _boxes_near(boxes, colliders):
     """Whether any of the bodies' boxes (B,2,3) meets the colliders' BVH root box (which bounds them all), and which
     pairs of them meet (B,B; none on the diagonal)."""
+    near = np.zeros((len(boxes), len(boxes)), np.bool_)
+    if colliders.bvh is None:
+        _boxes_meet(boxes, np.full(3, np.inf), np.full(3, -np.inf), near)
+        return False, near
+    return _boxes_meet(boxes, colliders.bvh.lo[0], colliders.bvh.hi[0], near), near
+
+
+@njit(cache=True)
+def _boxes_meet(boxes, root_lo, root_hi, near):
+    """near[a, b] = whether the boxes a ≠ b meet; returns whether any box meets the box root_lo–root_hi."""
     hit = False
-    if colliders.bvh is not None:
-        root_lo, root_hi = colliders.bvh.lo[0], colliders.bvh.hi[0]
-        hit = bool(np.any(np.all(boxes[:, 0] <= root_hi, axis=1) & np.all(boxes[:, 1] >= root_lo, axis=1)))
-    near = np.all(boxes[:, None, 0] <= boxes[None, :, 1], axis=2) & np.all(
-        boxes[:, None, 1] >= boxes[None, :, 0], axis=2)
-    np.fill_diagonal(near, False)
-    return hit, near
+    for a in range(boxes.shape[0]):
+        inside = True
+        for d in range(3):
+            inside = inside and boxes[a, 0, d] <= root_hi[d] and boxes[a, 1, d] >= root_lo[d]
+        hit = hit or inside
+        for b in range(boxes.shape[0]):
+            meet = a != b
+            for d in range(3):
+                meet = meet and boxes[a, 0, d] <= boxes[b, 1, d] and boxes[a, 1, d] >= boxes[b, 0, d]
+            near[a, b] = meet
+    return hit
 
 
 def concat_rows(rows, width=STENCIL):
     """The row sets `rows` as one: point, normal, gap, node, coef (width wide: the sets' stencils padded with
     −1 and 0), move, mu_other, collider, other."""
     rows = [r for r in rows if len(r[0].point)]
+    if not rows:
+        return (np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros(0), np.full((0, width), -1, np.int64),
+                np.zeros((0, width)), np.zeros((0, 3)), np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64))
     if len(rows) == 1 and rows[0][1].shape[1] == width:   # one set, built in these types: as it is
         cand, node, coef, move, mu_other, collider, other = rows[0]
         return cand.point, cand.normal, cand.gap, node, coef, move, mu_other, collider, other

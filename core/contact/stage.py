@@ -72,7 +72,7 @@ class ContactStage:
     def finish_step(self):
         """Colliders arrive at their end positions; the next step starts there."""
         for c in self.colliders:
-            c.start = c.end.copy()
+            c.start = c.end    # never written in place (move gives a new array)
 
     # -- layout and colliders -----------------------------------------------------------------------
     def _prepare(self, x, node_counts):
@@ -96,7 +96,8 @@ class ContactStage:
 
     # -- detection ----------------------------------------------------------------------------------
     def _gather(self, x0, v, dt, frac0, frac1, margin):
-        """The vertex rows of the motion x0 + dt v against colliders and other bodies (see gather_rows)."""
+        """The vertex rows of the motion x0 + dt v against colliders and other bodies, and whether any body came
+        near a collider (see gather_rows)."""
         return gather_rows(self._layout, self.settings, self._sides, self._live_colliders(), x0, v, dt, frac0,
                            frac1, margin)
 
@@ -114,8 +115,9 @@ class ContactStage:
 
     def _rows(self, x0, v, dt, frac0, frac1):
         """The contact rows of the motion x0 + dt v (see _gather), stencils as wide as the widest row needs."""
-        rows = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
-        rows += self._edge_rows(x0, v, dt, frac0, frac1, self.settings.margin, rows)
+        rows, near_colliders = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
+        if near_colliders:
+            rows += self._edge_rows(x0, v, dt, frac0, frac1, self.settings.margin, rows)
         # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
         return concat_rows(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 
@@ -242,7 +244,7 @@ class ContactStage:
             return
         lay = self._layout
         depth = self.settings.search_depth
-        rows = self._gather(x0, np.zeros_like(x0), 0.0, frac, frac, depth)
+        rows, _ = self._gather(x0, np.zeros_like(x0), 0.0, frac, frac, depth)
         point, normal, gap, _, _, _, _, collider, _ = concat_rows(rows)
         closed = np.array([c.closed for c in self.colliders] + [True])
         offs = lay["offsets"]
@@ -264,8 +266,9 @@ class ContactStage:
         xc = np.ascontiguousarray(x, dtype=np.float64)
         invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
         zero = np.zeros_like(xc)
-        rows = self._gather(xc, zero, 0.0, frac, frac, 0.0)
-        rows += self._edge_rows(xc, zero, 0.0, frac, frac, 0.0, rows)
+        rows, near_colliders = self._gather(xc, zero, 0.0, frac, frac, 0.0)
+        if near_colliders:
+            rows += self._edge_rows(xc, zero, 0.0, frac, frac, 0.0, rows)
         point, normal, gap, node, coef, _, _, _, _ = concat_rows(rows)
         deep = gap < 0.0
         if penalty is not None:

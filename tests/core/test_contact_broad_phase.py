@@ -53,7 +53,7 @@ def _all_against_all(stage, x0, v, dt, margin):
 
 
 def _stage_contacts(stage, x0, v, dt, margin):
-    rows = stage._gather(x0, v, dt, 0.0, 1.0, margin)
+    rows, _ = stage._gather(x0, v, dt, 0.0, 1.0, margin)
     found = set()
     for cand, _, _, _, _, collider, other in rows:
         lay = stage._layout
