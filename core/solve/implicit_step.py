@@ -7,7 +7,8 @@ import numpy as np
 from ..jit import njit, solver_threads
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
-from .pcg import islands, jacobi_inverse, pcg
+from .islands import islands
+from .pcg import jacobi_inverse, pcg
 
 CONTACT_SOLVES = 3   # solves per Newton iteration at most, the contact rows' multipliers updated between them
 # The CG tolerance of a solve followed by a multiplier update, in units of settings.cg_tolerance. Measured on a 1 m
@@ -36,7 +37,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     5,184-tet Rubber beam under block-Jacobi capped at 50 swing up to 74 % of its swing off the converged path, against
     27 % from Δt vⁿ; and not Δt² g: with a capped CG that bias never leaves a stiff body, which then rests sagged far
     below its static equilibrium); each CG solve balances the momentum of every unpinned body exactly, on the warm start of bodies no
-    contact row touches and on every body's result (core.solve.pcg._Translations), so free fall is exact and costs no
+    contact row touches and on every body's result (core.solve.translations.Translations), so free fall is exact and costs no
     CG iteration. Each solve's tolerance is relative to its right-hand side or to the step's weight h² M g,
     whichever is larger: a body at rest has a right-hand side near zero (its forces balance), and a tolerance relative
     to that alone chased rounding (the resting bunny took 111 block-Jacobi iterations a step, its last solve stopped by

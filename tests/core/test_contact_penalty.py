@@ -92,7 +92,7 @@ def test_a_normal_rows_force_is_its_multiplier_clipped_at_zero_and_friction_stay
 
 def test_a_row_joins_every_body_its_stencil_reaches_into_one_island():
     from types import SimpleNamespace
-    from core.solve.pcg import islands
+    from core.solve.islands import islands
     ranges = [(0, 4), (4, 8), (8, 12)]
     # a point of body 1 on a triangle of body 0: the stencil starts on the higher body (it once joined only the
     # first node's body and the largest, so body 1's CG read body 0's rows stale from another island)
