@@ -10,6 +10,7 @@ from .fem.force_model import ForceModel
 from .jit import solver_threads, threads_for
 from .material import Material
 from .model import Model
+from .node_rows import add_rows, all_finite
 from .settings import SolverSettings
 from .sleep import SLEEP_SPEED, Sleep
 from .solve.implicit_step import implicit_step
@@ -198,7 +199,8 @@ class World:
         # their targets), enter the implicit solve as penalty rows: each body (or pile of touching bodies)
         # answers them through its stiffness. The correction after the solve (_contact_correct) then removes
         # what the penalty left, with friction, and catches contacts the prediction missed.
-        guess = backup.v + dt * self._gravity
+        guess = backup.v.copy()
+        add_rows(guess, None, dt * self._gravity)
         guess[held] = (target[held] - backup.x[held]) / dt
         self._step_inv_mass = inv_mass
         with solver_threads(self._model.num_tets):
@@ -211,7 +213,7 @@ class World:
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None
-        if stats is None or not (np.all(np.isfinite(self._state.x)) and np.all(np.isfinite(self._state.v))):
+        if stats is None or not all_finite(self._state.x, self._state.v):
             self._state.assign(backup)
             raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
                                      "(lower dt, add substeps or stiffen/soften the material)")
