@@ -14,6 +14,7 @@ import scipy.linalg.lapack
 
 from ..fem.block_sparse import product as fine_product
 from ..jit import get_num_threads
+from ..node_rows import dot
 from . import galerkin
 from .auto_preconditioner import AutoPreconditioner
 from .aggregation import aggregate, rigid_modes, tentative
@@ -304,9 +305,9 @@ def _spectral_radius(a, dinv, diag):
         else:
             bsr_accumulate(row_ptr, col, data, v, w, 1.0)
         w = np.einsum("nij,nj->ni", dinv, w)
-        norm = np.linalg.norm(w)
+        norm = np.sqrt(dot(w, w))
         if not norm > 0.0:
             return 1.0
-        lam = norm / max(np.linalg.norm(v), 1e-300)
+        lam = norm / max(np.sqrt(dot(v, v)), 1e-300)
         v = w / norm
     return lam * 1.05
