@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from . import bridge, cache_files, pc2, session
+from . import bridge, cache_files, pc2, scene_settings, session
 from .dependencies import load_core
 
 MESH_CACHE_MODIFIER = "SoftFEM Mesh Cache"
@@ -16,11 +16,11 @@ _BAKED = {}
 def check_bakeable(scene):
     """Raise RuntimeError with a one-line reason if the scene cannot be baked now."""
     load_core()
-    if not session.soft_bodies(scene):
+    if not scene_settings.soft_bodies(scene):
         raise RuntimeError("no soft bodies in the scene: use Add SoftFEM first")
     if scene.softfem.baked:
         raise RuntimeError("the cache is already baked: Free Bake first")
-    start, end = session.frame_range(scene)
+    start, end = scene_settings.frame_range(scene)
     if end <= start:
         raise RuntimeError(f"the simulation's frame range {start}-{end} is empty")
 
@@ -44,7 +44,7 @@ def finish_bake(scene):
 def free_bake(scene):
     """Unprotect the cache and delete exactly its files; returns how many files were deleted."""
     sess = session.session_for(scene)
-    removed = sess.delete_files(scene, session.cache_location(scene))
+    removed = sess.delete_files(scene, scene_settings.cache_location(scene))
     scene.softfem.baked = False
     _BAKED[scene.name] = False
     session.forget(scene)
@@ -75,7 +75,7 @@ def export_mesh_cache(scene, objects):
     if not objects:
         raise RuntimeError("select a soft body to export")
     current = scene.frame_current
-    start = session.frame_range(scene)[0]
+    start = scene_settings.frame_range(scene)[0]
     scene.frame_set(start)
     sess = session.session_for(scene)
     if sess.error:
@@ -95,7 +95,7 @@ def export_mesh_cache(scene, objects):
                 samples[obj.name][i] = bridge.to_world(bridge.world_to_local(obj), world)
     finally:
         scene.frame_set(current)
-    directory, prefix = session.cache_location(scene)
+    directory, prefix = scene_settings.cache_location(scene)
     os.makedirs(directory, exist_ok=True)
     paths = []
     for obj in objects:

@@ -46,6 +46,33 @@ class Body:
         out /= np.maximum(total, 1e-300)[:, None]
         return (out[:, 0] if values.ndim == 1 else out), total
 
+    def pins(self, obj):
+        """Pinned cage nodes (those of the tets holding pin-group vertices of weight > 0.5) and the vertex mask."""
+        name = obj.softfem.pin_group
+        if not name:
+            return np.zeros(0, np.int64), None
+        try:
+            weights = bridge.group_weights(obj, name)
+        except KeyError:
+            raise RuntimeError(f"pin group '{name}' not found on '{obj.name}'") from None
+        mask = weights > 0.5
+        touched = np.zeros(self.tm.num_nodes, bool)
+        touched[self.vertex_nodes[mask][self.vertex_weights[mask] > 1e-9]] = True
+        return np.flatnonzero(touched), mask
+
+    def stiffness_scale(self, obj):
+        """Per-tet factor on Young's modulus from the stiffness group (floor 1 %)."""
+        name = obj.softfem.stiffness_group
+        if not name:
+            return None
+        try:
+            weights = bridge.group_weights(obj, name)
+        except KeyError:
+            raise RuntimeError(f"stiffness group '{name}' not found on '{obj.name}'") from None
+        node_w, total = self.node_average(weights)
+        fill_unknown(node_w, total > 0, self.tm.tets, 1.0)
+        return np.clip(node_w[self.tm.tets].mean(axis=1), 0.01, 1.0)
+
     def render_positions(self, x):
         """Render vertex positions for node positions x (world or local: interpolation is affine-invariant)."""
         return self.embedding.positions(x) if self.embedding is not None else np.asarray(x)

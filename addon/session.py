@@ -1,53 +1,19 @@
 """Simulation session: one core.World per scene, stepped on frame changes, with the memory and disk cache."""
-import hashlib
 import os
-import tempfile
 import time
 
 import bpy
 import numpy as np
 
-from . import animation, bridge, cache_files, cage, colliders, effectors, mesh_hashes, readiness
+from . import bridge, cache_files, cage, colliders, effectors, mesh_hashes, readiness
 from .runtime_body import Body, PinFit, centre_of_mass, fill_unknown
 from .dependencies import load_core
 from .report import one_line
+from .scene_settings import (UNSAVED, cache_location, frame_range, gravity, material, mean_edge, preconditioner,
+                             signature, soft_bodies)
 
 _SESSIONS = {}
-_UNSAVED = "unsaved"
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
-# Stiffness number E Δt² / (ρ h²) (h: a body's mean tet edge) above which the CG uses multigrid. Measured through
-# core at the add-on's settings, multigrid rebuilt every frame (benchmarks/preconditioner_choice.py, RESULTS.md, load
-# ~5): multigrid never cost less per frame (1.1-2.1x block-Jacobi's), so it is used where block-Jacobi, stopped at its
-# cap of 50, is off a converged run: by 0.01 % of the body's size on the default cube (S = 28; multigrid 0.04 %), but
-# 0.37 % (4 mm) on a 1 m ball at S = 39 and 2.5 % on a 1 m cantilever at S = 39 (multigrid 0.01 %). A slender pinned
-# body drifts below the threshold too (the cantilever: 1.3 % at S = 28).
-MULTIGRID_STIFFNESS = 30.0
-
-
-def soft_bodies(scene):
-    """The scene's mesh objects with SoftFEM enabled, sorted by name."""
-    return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name)
-
-
-def frame_range(scene):
-    """(first, last) simulated frame: the scene's SoftFEM Frame Range when set, else the scene's frame range.
-    A start before the scene's is a pre-roll (Bake simulates it; playback starts at the scene's start)."""
-    s = scene.softfem
-    if s.use_frame_range:
-        return s.frame_start, s.frame_end
-    return scene.frame_start, scene.frame_end
-
-
-def cache_location(scene):
-    """(folder, file prefix) of the scene's cache: the Cache Folder setting (a temp folder while a '//' path
-    has no saved .blend) and "<blend name>_<scene>", so several .blend files can share one folder."""
-    raw = scene.softfem.cache_directory
-    if raw.startswith("//") and not bpy.data.filepath:
-        directory = os.path.join(tempfile.gettempdir(), f"softfem_unsaved_{os.getpid()}")
-    else:
-        directory = os.path.normpath(bpy.path.abspath(raw))
-    stem = bpy.path.display_name_from_filepath(bpy.data.filepath) if bpy.data.filepath else _UNSAVED
-    return directory, f"{stem}_{scene.name}"
 
 
 def edited(depsgraph):
@@ -59,69 +25,6 @@ def edited(depsgraph):
              if u.is_updated_geometry and isinstance(u.id, bpy.types.Object)}
     if names:
         mesh_hashes.forget(names)
-
-
-def signature(scene, fresh=False):
-    """Hash of everything a simulated frame depends on; a change marks the cache outdated. Settings that may
-    vary in time count by their animation when they have one (animation.setting_key). Meshes count by their
-    hashes kept since the last depsgraph update (what the panel asks for on every redraw), or hashed again when
-    `fresh` (what a frame change does, so a script's edit without an update is seen too)."""
-    s = scene.softfem
-    r = scene.render
-    key = animation.setting_key
-    parts = [r.fps, r.fps_base, key(scene, "gravity", tuple(scene.gravity)), scene.use_gravity, frame_range(scene)[0],
-             s.substeps, s.newton_iterations, s.cg_iterations, s.time_scale, s.integrator]
-    for obj in soft_bodies(scene):
-        o = obj.softfem
-        parts.append((obj.name, key(obj, "softfem.youngs_modulus", o.youngs_modulus), o.poisson_ratio, o.density,
-                      _mooney_rivlin(o) if o.material_model == "MOONEY_RIVLIN" else o.material_model,
-                      key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
-                      key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),
-                      tuple(o.initial_angular_velocity), effectors.weights_identity(o.effector_weights),
-                      o.pin_group, o.stiffness_group, o.resolution, o.mode, mesh_hashes.fingerprint(obj, fresh),
-                      mesh_hashes.group_hash(obj, o.pin_group), mesh_hashes.group_hash(obj, o.stiffness_group)))
-    parts.append(tuple(colliders.identity(obj, fresh) for obj in colliders.collider_objects(scene)))
-    fields = {o.name: o for obj in soft_bodies(scene) for o in effectors.field_objects(scene, obj.softfem.effector_weights)}
-    parts.append(tuple(effectors.identity(fields[name]) for name in sorted(fields)))
-    return hashlib.md5(repr(parts).encode()).hexdigest()
-
-
-def _gravity(scene):
-    return tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
-
-
-def _mooney_rivlin(o):
-    """(c01, c10) in Pa of a Mooney-Rivlin body's settings."""
-    return o.mooney_rivlin_c01, o.mooney_rivlin_c10
-
-
-def _material(core, obj):
-    """The core.Material of an object's SoftFEM settings (their current values); RuntimeError naming the object
-    if the core refuses them."""
-    o = obj.softfem
-    c01, c10 = _mooney_rivlin(o) if o.material_model == "MOONEY_RIVLIN" else (None, None)
-    try:
-        return core.Material(youngs_modulus=o.youngs_modulus, poisson_ratio=o.poisson_ratio, density=o.density,
-                             damping_mass=0.0, damping_stiffness=o.damping, friction=o.friction,
-                             model=o.material_model.lower(), mooney_rivlin_c01=c01, mooney_rivlin_c10=c10)
-    except core.InvalidInputError as exc:
-        raise RuntimeError(f"material of '{obj.name}': {one_line(exc)}") from None
-
-
-def mean_edge(x, tets):
-    """The mean length of the tets' edges (each tet's six counted) at node positions x."""
-    return float(np.mean([np.linalg.norm(x[tets[:, a]] - x[tets[:, b]], axis=1).mean()
-                          for a in range(4) for b in range(a + 1, 4)]))
-
-
-def preconditioner(bodies, dt):
-    """The CG preconditioner of a frame: "multigrid" if a body is stiff for its cage and time step (its stiffness
-    number E Δt² / (ρ h²), h its cage's mean edge, above MULTIGRID_STIFFNESS), else block-Jacobi ("jacobi")."""
-    for body in bodies:
-        m = body.handle.material
-        if m.youngs_modulus * dt * dt / (m.density * body.edge ** 2) > MULTIGRID_STIFFNESS:
-            return "multigrid"
-    return "jacobi"
 
 
 class Session:
@@ -233,7 +136,7 @@ class Session:
         for frame, state in states.items():
             if state is not None:
                 self._store(scene, frame, state)
-        if old[1].startswith(_UNSAVED + "_"):
+        if old[1].startswith(UNSAVED + "_"):
             for path in cache_files.list_frames(*old).values():
                 if path in self.written:
                     os.remove(path)
@@ -301,7 +204,7 @@ class Session:
         (colliders start from their start-frame pose)."""
         core = load_core()
         for body in self.bodies:   # a material the core refuses is reported before the outdated cache is dropped
-            _material(core, scene.objects[body.name])
+            material(core, scene.objects[body.name])
         if not scene.softfem.baked:
             self.delete_files(scene)
         self.frames = {}
@@ -318,7 +221,7 @@ class Session:
         """A core.World with every soft body at its rest state (the cached start frame) and every collider."""
         core = load_core()
         s = scene.softfem
-        world = core.World(gravity=_gravity(scene), settings=core.SolverSettings(
+        world = core.World(gravity=gravity(scene), settings=core.SolverSettings(
             newton_iterations=s.newton_iterations or None, cg_iterations=s.cg_iterations,
             integrator=s.integrator.lower()))
         rest = self._state(frame_range(scene)[0])
@@ -326,46 +229,17 @@ class Session:
             raise RuntimeError("the start frame is not cached: go to the start frame to re-simulate")
         for body, (x0, *_) in zip(self.bodies, rest):
             obj = scene.objects[body.name]
-            material = _material(core, obj)
+            body_material = material(core, obj)
             mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
             body.edge = mean_edge(x0, body.tm.tets)
-            body.pinned, body.pin_vertices = self._pins(obj, body)
+            body.pinned, body.pin_vertices = body.pins(obj)
             body.pin_fit = PinFit(body) if len(body.pinned) else None
-            scale = self._stiffness(obj, body)
-            body.handle = world.add_body(mesh, material, pinned=body.pinned if len(body.pinned) else None,
+            scale = body.stiffness_scale(obj)
+            body.handle = world.add_body(mesh, body_material, pinned=body.pinned if len(body.pinned) else None,
                                          stiffness_scale=scale)
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
         self.world = world
         self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
-
-    @staticmethod
-    def _pins(obj, body):
-        """Pinned cage nodes (those of the tets holding pin-group vertices of weight > 0.5) and the vertex mask."""
-        name = obj.softfem.pin_group
-        if not name:
-            return np.zeros(0, np.int64), None
-        try:
-            weights = bridge.group_weights(obj, name)
-        except KeyError:
-            raise RuntimeError(f"pin group '{name}' not found on '{obj.name}'") from None
-        mask = weights > 0.5
-        touched = np.zeros(body.tm.num_nodes, bool)
-        touched[body.vertex_nodes[mask][body.vertex_weights[mask] > 1e-9]] = True
-        return np.flatnonzero(touched), mask
-
-    @staticmethod
-    def _stiffness(obj, body):
-        """Per-tet factor on Young's modulus from the stiffness group (floor 1 %)."""
-        name = obj.softfem.stiffness_group
-        if not name:
-            return None
-        try:
-            weights = bridge.group_weights(obj, name)
-        except KeyError:
-            raise RuntimeError(f"stiffness group '{name}' not found on '{obj.name}'") from None
-        node_w, total = body.node_average(weights)
-        fill_unknown(node_w, total > 0, body.tm.tets, 1.0)
-        return np.clip(node_w[body.tm.tets].mean(axis=1), 0.01, 1.0)
 
     def _driven_nodes(self, obj, body, depsgraph, vertex_mask=None):
         """Cage nodes (local) displaced as the object's own animated shape displaces the mesh (armature,
@@ -397,7 +271,7 @@ class Session:
     # ---- stepping and display -----------------------------------------------------------------------
     def _external_accelerations(self, core, scene):
         """[(body, core ForceFields, extra gravity (3,))] for the bodies force fields or a gravity factor act on."""
-        g = np.array(_gravity(scene))
+        g = np.array(gravity(scene))
         out = []
         for body in self.bodies:
             weights = scene.objects[body.name].softfem.effector_weights
@@ -409,12 +283,12 @@ class Session:
 
     def _read_animated_settings(self, core, scene):
         """The settings that may vary in time, at the frame being simulated (its values hold over its steps)."""
-        self.world.gravity = _gravity(scene)
+        self.world.gravity = gravity(scene)
         for body in self.bodies:
             obj = scene.objects[body.name]
             o, m = obj.softfem, body.handle.material
             if (m.youngs_modulus, m.damping_stiffness, m.friction) != (o.youngs_modulus, o.damping, o.friction):
-                body.handle.set_material(_material(core, obj))
+                body.handle.set_material(material(core, obj))
 
     def _set_state(self, state):
         for body, (x, v, _motion) in zip(self.bodies, state):

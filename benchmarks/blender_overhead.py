@@ -89,7 +89,7 @@ def main():
     state = sess._state(FRAMES + 1)
     dg = bpy.context.evaluated_depsgraph_get()
     parts = {
-        "signature (mesh fingerprint)": lambda: addon.session.signature(scene),
+        "signature (mesh fingerprint)": lambda: addon.scene_settings.signature(scene),
         "pin targets (animated shape + node fit)": lambda: sess._pin_targets(ball, body, dg),
         "collider read (world space)": lambda: addon.colliders.frame_targets(sess.colliders, scene, dg),
         "render positions (embedding)": lambda: body.render_positions(state[0][0]),

@@ -3,7 +3,7 @@ import time
 
 import bpy
 
-from ..addon import baking, readiness, session
+from ..addon import baking, readiness, scene_settings
 from ..addon.report import one_line
 from . import polls
 
@@ -36,7 +36,7 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
             return {'CANCELLED'}
         try:
             baking.check_bakeable(scene)
-            start, end = session.frame_range(scene)
+            start, end = scene_settings.frame_range(scene)
             for frame in range(start, end + 1):
                 baking.bake_step(scene, frame)
         except Exception as exc:  # a one-line report, never a traceback
@@ -59,7 +59,7 @@ class SOFTFEM_OT_bake(bpy.types.Operator):
             self.report({'ERROR'}, f"Bake: {one_line(exc)}")
             return {'CANCELLED'}
         scene = context.scene
-        self._start, self._end_frame = session.frame_range(scene)
+        self._start, self._end_frame = scene_settings.frame_range(scene)
         self._frame = self._start
         self._started = time.perf_counter()
         wm = context.window_manager

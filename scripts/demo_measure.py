@@ -47,11 +47,11 @@ def body_depth(points, other_vertices, other_tris, winding_number):
 
 def cage_states(module, scene):
     """{body name: (tets, [(frame, node positions)])} from the add-on's cache files (what was simulated)."""
-    session = importlib.import_module(module + ".addon.session")
+    scene_settings = importlib.import_module(module + ".addon.scene_settings")
     cache_files = importlib.import_module(module + ".addon.cache_files")
     cage = importlib.import_module(module + ".addon.cage")
-    paths = cache_files.list_frames(*session.cache_location(scene))
-    states = {obj.name: (cage.get_cage(obj).tets, []) for obj in session.soft_bodies(scene)}
+    paths = cache_files.list_frames(*scene_settings.cache_location(scene))
+    states = {obj.name: (cage.get_cage(obj).tets, []) for obj in scene_settings.soft_bodies(scene)}
     for frame in sorted(paths):
         for name, x, *_ in cache_files.read_frame(paths[frame])[2]:
             states[name][1].append((frame, x))

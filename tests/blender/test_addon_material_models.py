@@ -174,9 +174,9 @@ def test_a_mooney_rivlin_the_core_refuses_is_one_line_naming_the_object_and_keep
     scene, ball = make_ball(bpy)
     status = softfem.addon.status.cache_status
     cache_files = softfem.addon.cache_files
-    session = softfem.addon.session
+    session, scene_settings = softfem.addon.session, softfem.addon.scene_settings
     play(scene, range(1, 4))
-    files = sorted(cache_files.list_frames(*session.cache_location(scene)).values())
+    files = sorted(cache_files.list_frames(*scene_settings.cache_location(scene)).values())
     assert len(files) == 3
     stamps = [open(f, "rb").read() for f in files]
 

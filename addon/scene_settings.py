@@ -1,0 +1,110 @@
+"""What a scene's SoftFEM settings say: its soft bodies, frame range and cache place, the signature of everything a
+simulated frame depends on, each body's core.Material and the CG preconditioner of a frame."""
+import hashlib
+import os
+import tempfile
+
+import bpy
+import numpy as np
+
+from . import animation, colliders, effectors, mesh_hashes
+from .report import one_line
+
+UNSAVED = "unsaved"   # the cache files' stem while the .blend has no file name
+# Stiffness number E Δt² / (ρ h²) (h: a body's mean tet edge) above which the CG uses multigrid. Measured through
+# core at the add-on's settings, multigrid rebuilt every frame (benchmarks/preconditioner_choice.py, RESULTS.md, load
+# ~5): multigrid never cost less per frame (1.1-2.1x block-Jacobi's), so it is used where block-Jacobi, stopped at its
+# cap of 50, is off a converged run: by 0.01 % of the body's size on the default cube (S = 28; multigrid 0.04 %), but
+# 0.37 % (4 mm) on a 1 m ball at S = 39 and 2.5 % on a 1 m cantilever at S = 39 (multigrid 0.01 %). A slender pinned
+# body drifts below the threshold too (the cantilever: 1.3 % at S = 28).
+MULTIGRID_STIFFNESS = 30.0
+
+
+def soft_bodies(scene):
+    """The scene's mesh objects with SoftFEM enabled, sorted by name."""
+    return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name)
+
+
+def frame_range(scene):
+    """(first, last) simulated frame: the scene's SoftFEM Frame Range when set, else the scene's frame range.
+    A start before the scene's is a pre-roll (Bake simulates it; playback starts at the scene's start)."""
+    s = scene.softfem
+    if s.use_frame_range:
+        return s.frame_start, s.frame_end
+    return scene.frame_start, scene.frame_end
+
+
+def cache_location(scene):
+    """(folder, file prefix) of the scene's cache: the Cache Folder setting (a temp folder while a '//' path
+    has no saved .blend) and "<blend name>_<scene>", so several .blend files can share one folder."""
+    raw = scene.softfem.cache_directory
+    if raw.startswith("//") and not bpy.data.filepath:
+        directory = os.path.join(tempfile.gettempdir(), f"softfem_unsaved_{os.getpid()}")
+    else:
+        directory = os.path.normpath(bpy.path.abspath(raw))
+    stem = bpy.path.display_name_from_filepath(bpy.data.filepath) if bpy.data.filepath else UNSAVED
+    return directory, f"{stem}_{scene.name}"
+
+
+def signature(scene, fresh=False):
+    """Hash of everything a simulated frame depends on; a change marks the cache outdated. Settings that may
+    vary in time count by their animation when they have one (animation.setting_key). Meshes count by their
+    hashes kept since the last depsgraph update (what the panel asks for on every redraw), or hashed again when
+    `fresh` (what a frame change does, so a script's edit without an update is seen too)."""
+    s = scene.softfem
+    r = scene.render
+    key = animation.setting_key
+    parts = [r.fps, r.fps_base, key(scene, "gravity", tuple(scene.gravity)), scene.use_gravity, frame_range(scene)[0],
+             s.substeps, s.newton_iterations, s.cg_iterations, s.time_scale, s.integrator]
+    for obj in soft_bodies(scene):
+        o = obj.softfem
+        parts.append((obj.name, key(obj, "softfem.youngs_modulus", o.youngs_modulus), o.poisson_ratio, o.density,
+                      mooney_rivlin(o) if o.material_model == "MOONEY_RIVLIN" else o.material_model,
+                      key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
+                      key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),
+                      tuple(o.initial_angular_velocity), effectors.weights_identity(o.effector_weights),
+                      o.pin_group, o.stiffness_group, o.resolution, o.mode, mesh_hashes.fingerprint(obj, fresh),
+                      mesh_hashes.group_hash(obj, o.pin_group), mesh_hashes.group_hash(obj, o.stiffness_group)))
+    parts.append(tuple(colliders.identity(obj, fresh) for obj in colliders.collider_objects(scene)))
+    fields = {o.name: o for obj in soft_bodies(scene) for o in effectors.field_objects(scene, obj.softfem.effector_weights)}
+    parts.append(tuple(effectors.identity(fields[name]) for name in sorted(fields)))
+    return hashlib.md5(repr(parts).encode()).hexdigest()
+
+
+def gravity(scene):
+    """The scene's gravity (m/s²), zero where its gravity is off."""
+    return tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
+
+
+def mooney_rivlin(o):
+    """(c01, c10) in Pa of a Mooney-Rivlin body's settings."""
+    return o.mooney_rivlin_c01, o.mooney_rivlin_c10
+
+
+def material(core, obj):
+    """The core.Material of an object's SoftFEM settings (their current values); RuntimeError naming the object
+    if the core refuses them."""
+    o = obj.softfem
+    c01, c10 = mooney_rivlin(o) if o.material_model == "MOONEY_RIVLIN" else (None, None)
+    try:
+        return core.Material(youngs_modulus=o.youngs_modulus, poisson_ratio=o.poisson_ratio, density=o.density,
+                             damping_mass=0.0, damping_stiffness=o.damping, friction=o.friction,
+                             model=o.material_model.lower(), mooney_rivlin_c01=c01, mooney_rivlin_c10=c10)
+    except core.InvalidInputError as exc:
+        raise RuntimeError(f"material of '{obj.name}': {one_line(exc)}") from None
+
+
+def mean_edge(x, tets):
+    """The mean length of the tets' edges (each tet's six counted) at node positions x."""
+    return float(np.mean([np.linalg.norm(x[tets[:, a]] - x[tets[:, b]], axis=1).mean()
+                          for a in range(4) for b in range(a + 1, 4)]))
+
+
+def preconditioner(bodies, dt):
+    """The CG preconditioner of a frame: "multigrid" if a body is stiff for its cage and time step (its stiffness
+    number E Δt² / (ρ h²), h its cage's mean edge, above MULTIGRID_STIFFNESS), else block-Jacobi ("jacobi")."""
+    for body in bodies:
+        m = body.handle.material
+        if m.youngs_modulus * dt * dt / (m.density * body.edge ** 2) > MULTIGRID_STIFFNESS:
+            return "multigrid"
+    return "jacobi"
