@@ -25,6 +25,15 @@ def add_rows(out, column, row):
 
 
 @njit(cache=True)
+def masked_difference(a, b, free, out):
+    """out = S (a − b) (b None: S a), S zeroing the rows n where free[n] is 0; returns out."""
+    for n in range(a.shape[0]):
+        for d in range(3):
+            out[n, d] = (a[n, d] if b is None else a[n, d] - b[n, d]) * free[n]
+    return out
+
+
+@njit(cache=True)
 def all_finite(a, b):
     """Whether every entry of the (N,3) arrays a and b is finite."""
     for n in range(a.shape[0]):

@@ -134,10 +134,11 @@ def _boxes_near(boxes, colliders):
     """Whether any of the bodies' boxes (B,2,3) meets the colliders' BVH root box (which bounds them all), and which
     pairs of them meet (B,B; none on the diagonal)."""
     near = np.zeros((len(boxes), len(boxes)), np.bool_)
-    if colliders.bvh is None:
-        _boxes_meet(boxes, np.full(3, np.inf), np.full(3, -np.inf), near)
-        return False, near
-    return _boxes_meet(boxes, colliders.bvh.lo[0], colliders.bvh.hi[0], near), near
+    if colliders.bvh is None:   # an empty root box: no body meets it
+        root_lo, root_hi = np.full(3, np.inf), np.full(3, -np.inf)
+    else:
+        root_lo, root_hi = colliders.bvh.lo[0], colliders.bvh.hi[0]
+    return _boxes_meet(boxes, root_lo, root_hi, near), near
 
 
 @njit(cache=True)
