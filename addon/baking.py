@@ -44,7 +44,7 @@ def finish_bake(scene):
 def free_bake(scene):
     """Unprotect the cache and delete exactly its files; returns how many files were deleted."""
     sess = session.session_for(scene)
-    removed = sess.delete_files(scene, scene_settings.cache_location(scene))
+    removed = sess.cache.delete_files(scene_settings.cache_location(scene))
     scene.softfem.baked = False
     _BAKED[scene.name] = False
     session.forget(scene)

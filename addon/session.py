@@ -1,15 +1,15 @@
 """Simulation session: one core.World per scene, stepped on frame changes, with the memory and disk cache."""
-import os
 import time
 
 import bpy
 import numpy as np
 
-from . import bridge, cache_files, cage, colliders, effectors, mesh_hashes, readiness
+from . import bridge, cage, colliders, effectors, mesh_hashes, readiness
 from .runtime_body import Body, PinFit, centre_of_mass, fill_unknown
 from .dependencies import load_core
+from .frame_cache import FrameCache
 from .report import one_line
-from .scene_settings import (UNSAVED, cache_location, frame_range, gravity, material, mean_edge, preconditioner,
+from .scene_settings import (cache_location, frame_range, gravity, material, mean_edge, preconditioner,
                              signature, soft_bodies)
 
 _SESSIONS = {}
@@ -36,11 +36,7 @@ class Session:
         self.bodies = None
         self.world = None
         self.colliders = []
-        self.frames = {}
-        self.disk = {}
-        self.written = set()
-        self.directory = None
-        self.prefix = None
+        self.cache = FrameCache(self.warn)
         self.current = None
         self.outdated = False
         self.diverged_at = None
@@ -48,15 +44,14 @@ class Session:
         self.warnings = []
         self.core_calls = 0
 
-    # ---- status -------------------------------------------------------------------------------
+    # ---- status and cache -------------------------------------------------------------------------
     def cached_frames(self):
         """Sorted frames available from memory or disk."""
-        return sorted(set(self.frames) | set(self.disk))
+        return self.cache.cached()
 
     def last_frame(self):
         """The last cached frame, or None."""
-        frames = self.cached_frames()
-        return frames[-1] if frames else None
+        return self.cache.last()
 
     def warn(self, message):
         """Record (once) and print a one-line warning."""
@@ -64,112 +59,37 @@ class Session:
             self.warnings.append(message)
             print("SoftFEM warning:", message)
 
-    # ---- cache ----------------------------------------------------------------------------------
-    def _state(self, frame):
-        """Cached [(x, v, motion)] of a frame (motion: core.World.motion's per body), from memory or a validated disk
-        file; None if unavailable."""
-        state = self.frames.get(frame)
-        if state is not None:
-            return state
-        path = self.disk.get(frame)
-        if path is None:
-            return None
-        try:
-            file_frame, _sig, bodies = cache_files.read_frame(path)
-            if file_frame != frame:
-                raise cache_files.CacheFileError(f"{os.path.basename(path)} holds frame {file_frame}")
-            names = [b.name for b in self.bodies]
-            if [b[0] for b in bodies] != names:
-                raise cache_files.CacheFileError(
-                    f"{os.path.basename(path)} holds bodies {[b[0] for b in bodies]}, the scene has {names} "
-                    "(object deleted or renamed?)")
-            for body, (_n, x, *_) in zip(self.bodies, bodies):
-                if len(x) != body.tm.num_nodes:
-                    raise cache_files.CacheFileError(
-                        f"{os.path.basename(path)}: '{body.name}' has {len(x)} nodes, its cage {body.tm.num_nodes}")
-        except cache_files.CacheFileError as exc:
-            self.warn(f"{exc}; ignored, the frame is simulated again")
-            del self.disk[frame]
-            return None
-        state = [(x, v, motion) for _n, x, v, motion in bodies]
-        self.frames[frame] = state
-        return state
+    def state(self, frame):
+        """Cached [(x, v, motion)] of a frame, one per body; None if unavailable."""
+        return self.cache.state(frame, self.bodies)
 
-    def _store(self, scene, frame, state):
-        self.frames[frame] = state
-        directory = self.directory
-        path = cache_files.frame_path(directory, self.prefix, frame)
-        try:
-            os.makedirs(directory, exist_ok=True)
-            cache_files.write_frame(path, frame, self.signature,
-                                    [(b.name, *body_state) for b, body_state in zip(self.bodies, state)])
-        except OSError as exc:
-            self.warn(f"cache folder '{directory}' is not writable ({exc.strerror}): frames kept in memory only")
-            return
-        self.written.add(path)
-        self.disk[frame] = path
-
-    def delete_files(self, scene, location=None):
-        """Delete this scene's cache files (ours by name and magic) in its cache folder; return how many."""
-        directory, prefix = location or ((self.directory, self.prefix) if self.directory else cache_location(scene))
-        paths = set(cache_files.list_frames(directory, prefix).values())
-        removed = 0
-        for path in paths:
-            if path in self.written or cache_files.is_cache_file(path):
-                os.remove(path)
-                removed += 1
-        self.written -= paths
-        self.disk.clear()
-        self.frames.clear()
-        return removed
+    def _store(self, frame, state):
+        self.cache.store(frame, self.signature, self.bodies, state)
 
     def relocate(self, scene):
-        """The file was saved (maybe elsewhere) or the Cache Folder changed: the cached frames follow.
-        The cache of an unsaved file moves; a saved file's old cache stays (it belongs to that file)."""
-        location = cache_location(scene)
-        if self.directory is None or location == (self.directory, self.prefix) or self.bodies is None:
-            return
-        states = {f: self._state(f) for f in self.cached_frames()}
-        old = (self.directory, self.prefix)
-        self.directory, self.prefix = location
-        self.disk = {}
-        for frame, state in states.items():
-            if state is not None:
-                self._store(scene, frame, state)
-        if old[1].startswith(UNSAVED + "_"):
-            for path in cache_files.list_frames(*old).values():
-                if path in self.written:
-                    os.remove(path)
-                    self.written.discard(path)
+        """The file was saved (maybe elsewhere) or the Cache Folder changed: the cached frames follow."""
+        if self.bodies is not None:
+            self.cache.relocate(cache_location(scene), self.signature, self.bodies)
 
     # ---- building ---------------------------------------------------------------------------------
     def _on_signature_change(self, scene, sig):
         """Settings, mesh, bodies or file changed: adopt a matching disk cache, else mark outdated."""
-        had_cache = bool(self.frames or self.disk)
         self.signature = sig
         self.bodies = None
         self.world = None
         self.current = None
         self.colliders = []
-        self.frames = {}
         self.diverged_at = None
         self.error = None
-        self.directory, self.prefix = cache_location(scene)
-        self.disk = cache_files.list_frames(self.directory, self.prefix)
-        start_file = self.disk.get(frame_range(scene)[0])
-        file_sig = None
-        if start_file:
-            try:
-                file_sig = cache_files.read_frame(start_file)[1]
-            except cache_files.CacheFileError as exc:
-                self.warn(f"{exc}; ignored")
+        had_cache = self.cache.open(cache_location(scene))
+        file_sig = self.cache.file_signature(frame_range(scene)[0])
         baked = scene.softfem.baked
         if file_sig == sig or (baked and file_sig is not None):
             self.outdated = file_sig != sig
             return
-        self.outdated = had_cache or bool(self.disk) or baked
+        self.outdated = had_cache or bool(self.cache.disk) or baked
         if not baked:
-            self.disk = {}
+            self.cache.disk = {}
 
     def _build_bodies(self, scene):
         self.bodies = []
@@ -206,14 +126,14 @@ class Session:
         for body in self.bodies:   # a material the core refuses is reported before the outdated cache is dropped
             material(core, scene.objects[body.name])
         if not scene.softfem.baked:
-            self.delete_files(scene)
-        self.frames = {}
+            self.cache.delete_files()
+        self.cache.frames = {}
         self.world = None
         self.current = None
         self.outdated = False
         self.diverged_at = None
         self.error = None
-        self._store(scene, frame_range(scene)[0], self._rest_state(scene, depsgraph))
+        self._store(frame_range(scene)[0], self._rest_state(scene, depsgraph))
         self._build_world(scene, depsgraph)
         self.current = frame_range(scene)[0]
 
@@ -224,7 +144,7 @@ class Session:
         world = core.World(gravity=gravity(scene), settings=core.SolverSettings(
             newton_iterations=s.newton_iterations or None, cg_iterations=s.cg_iterations,
             integrator=s.integrator.lower()))
-        rest = self._state(frame_range(scene)[0])
+        rest = self.state(frame_range(scene)[0])
         if rest is None:
             raise RuntimeError("the start frame is not cached: go to the start frame to re-simulate")
         for body, (x0, *_) in zip(self.bodies, rest):
@@ -301,7 +221,7 @@ class Session:
         if self.world is None:
             self._build_world(scene, depsgraph)
         if self.current != frame - 1:
-            self._set_state(self._state(frame - 1))
+            self._set_state(self.state(frame - 1))
         s = scene.softfem
         n = s.substeps
         dt = scene.render.fps_base / (scene.render.fps * n) * s.time_scale
@@ -322,7 +242,7 @@ class Session:
         # apart on a landing Rubber cube). (Forgotten every frame, the motion made a swinging beam take 404 CG
         # iterations over 96 steps at 4 substeps against 259.)
         self.world.reset_preconditioner()
-        self.world.motion = [motion for *_, motion in self._state(frame - 1)]
+        self.world.motion = [motion for *_, motion in self.state(frame - 1)]
         self.world.settings.preconditioner = preconditioner(self.bodies, dt)
         animated = [(body, body.handle.x.copy()) for body in self.bodies if scene.objects[body.name].softfem.animated]
         pushes = self._external_accelerations(core, scene)
@@ -359,7 +279,7 @@ class Session:
             body.handle.v[:] = (pose - before) / frame_seconds
         self.current = frame
         motion = self.world.motion or [None] * len(self.bodies)
-        self._store(scene, frame, [(b.handle.x.copy(), b.handle.v.copy(), m) for b, m in zip(self.bodies, motion)])
+        self._store(frame, [(b.handle.x.copy(), b.handle.v.copy(), m) for b, m in zip(self.bodies, motion)])
         return True
 
     def _show(self, scene, state):
@@ -381,27 +301,27 @@ class Session:
             self._on_signature_change(scene, sig)
         if self.bodies is None:
             self._build_bodies(scene)
-        elif cache_location(scene) != (self.directory, self.prefix):
+        elif cache_location(scene) != (self.cache.directory, self.cache.prefix):
             self.relocate(scene)  # the Cache Folder setting changed: the frames follow
         start, end = frame_range(scene)
         baked = scene.softfem.baked
         if frame <= start:
-            if frame == start and not baked and (self.outdated or self._state(start) is None):
+            if frame == start and not baked and (self.outdated or self.state(start) is None):
                 self._reset(scene, depsgraph)
-            shown = start if self._state(start) is not None else None
-        elif self._state(frame) is not None:
+            shown = start if self.state(start) is not None else None
+        elif self.state(frame) is not None:
             shown = frame
         elif (frame <= end and not baked and not self.outdated and self.diverged_at is None
-              and self._state(frame - 1) is not None and self._simulate(scene, depsgraph, frame)):
+              and self.state(frame - 1) is not None and self._simulate(scene, depsgraph, frame)):
             shown = frame
         else:
             earlier = [f for f in self.cached_frames() if f < frame]
             shown = earlier[-1] if earlier else None
-        while shown is not None and self._state(shown) is None:  # a bad file found while showing
+        while shown is not None and self.state(shown) is None:  # a bad file found while showing
             earlier = [f for f in self.cached_frames() if f < shown]
             shown = earlier[-1] if earlier else None
         if shown is not None:
-            self._show(scene, self._state(shown))
+            self._show(scene, self.state(shown))
         else:  # nothing simulated to show (freed, outdated or not yet played): the mesh as modelled
             for body in self.bodies:
                 obj = scene.objects.get(body.name)
@@ -411,7 +331,7 @@ class Session:
 
     def positions(self, scene, name, frame):
         """World render positions of body `name` at a cached frame (None if not cached)."""
-        state = self._state(frame)
+        state = self.state(frame)
         if state is None:
             return None
         for body, (x, *_) in zip(self.bodies, state):

@@ -86,7 +86,7 @@ def main():
 
     # The parts, timed one by one (median of repeats).
     body = sess.bodies[0]
-    state = sess._state(FRAMES + 1)
+    state = sess.state(FRAMES + 1)
     dg = bpy.context.evaluated_depsgraph_get()
     parts = {
         "signature (mesh fingerprint)": lambda: addon.scene_settings.signature(scene),
@@ -94,7 +94,7 @@ def main():
         "collider read (world space)": lambda: addon.colliders.frame_targets(sess.colliders, scene, dg),
         "render positions (embedding)": lambda: body.render_positions(state[0][0]),
         "write-back (to local + attribute foreach_set)": lambda: sess._show(scene, state),
-        "cache write (memory + file)": lambda: sess._store(scene, FRAMES + 1, state),
+        "cache write (memory + file)": lambda: sess._store(FRAMES + 1, state),
     }
     for name, fn in parts.items():
         samples = []

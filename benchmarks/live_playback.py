@@ -144,7 +144,7 @@ def main():
         rows["    " + k] = [p.get(k, 0.0) for p in frames_parts]
     n = args.frames - 1
     body = sess.bodies[0]
-    volume = body.tm.volumes(sess.world.bodies[0].x).sum() / body.tm.volumes(sess._state(1)[0][0]).sum()
+    volume = body.tm.volumes(sess.world.bodies[0].x).sum() / body.tm.volumes(sess.state(1)[0][0]).sum()
     top = bpy.data.objects["Floor"].collision.thickness_outer
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {n} simulated frames "
           f"(frames 3-{args.frames + 1}); lowest render vertex vs the plane's outer thickness: "

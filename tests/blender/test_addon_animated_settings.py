@@ -103,8 +103,8 @@ def test_initial_velocity_and_spin(blender, softfem):
     play(softfem, bpy, scene, range(1, 4))
     sess = softfem.addon.session.existing(scene)
     m = sess.world.model.mass
-    (x1, v1, _), = sess._state(1)
-    (x3, v3, _), = sess._state(3)
+    (x1, v1, _), = sess.state(1)
+    (x3, v3, _), = sess.state(3)
     c1, c3 = (m @ x1) / m.sum(), (m @ x3) / m.sum()
     np.testing.assert_allclose((c3 - c1) * 12.0, (1.5, 0.0, -0.5), rtol=0, atol=1e-3 * 1.5)  # 2 frames = 1/12 s
     # the spin: angular momentum about the centre / moment of inertia about z = 2 rad/s, kept without gravity
@@ -137,7 +137,7 @@ def test_animated_hand_off_continues_with_the_animation_velocity(blender, softfe
     m = sess.world.model.mass
 
     def centre(f):
-        return (m @ sess._state(f)[0][0]) / m.sum()
+        return (m @ sess.state(f)[0][0]) / m.sum()
     expected = 2.0
     for f in range(2, 6):                             # following the animation: exactly where it puts the body
         assert abs(centre(f)[0] - centre(1)[0] - (f - 1) / 12.0) < 1e-6

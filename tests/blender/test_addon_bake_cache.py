@@ -69,10 +69,10 @@ def test_truncated_and_foreign_cache_files_are_ignored_and_resimulated(blender, 
         scene.frame_set(f)
     sess = softfem.addon.session.existing(scene)
     good = sess.positions(scene, obj.name, 3).copy()
-    path = sess.disk[3]
+    path = sess.cache.disk[3]
     with open(path, "r+b") as f:
         f.truncate(os.path.getsize(path) // 2)
-    path4 = sess.disk[4]
+    path4 = sess.cache.disk[4]
     with open(path4, "r+b") as f:
         f.seek(8)
         f.write((99).to_bytes(4, "little"))  # another cache format version
@@ -104,7 +104,7 @@ def test_a_rubber_frame_simulated_again_from_the_cache_comes_out_as_played(blend
     sess = softfem.addon.session.existing(scene)
     assert sess.world.stats["preconditioner"] == "multigrid"
     played = sess.positions(scene, obj.name, 5).copy()
-    path = sess.disk[5]
+    path = sess.cache.disk[5]
     with open(path, "r+b") as f:
         f.truncate(os.path.getsize(path) // 2)
     softfem.addon.session.forget()   # as after reopening: only the files remain
@@ -128,14 +128,14 @@ def test_a_cache_written_before_the_motion_was_cached_plays_and_simulates_on(ble
     sess = softfem.addon.session.existing(scene)
     played = {f: sess.positions(scene, obj.name, f).copy() for f in (4, 5)}
     cache_files = softfem.addon.cache_files
-    frame, signature, bodies = cache_files.read_frame(sess.disk[4])
+    frame, signature, bodies = cache_files.read_frame(sess.cache.disk[4])
     assert bodies[0][3] is not None                  # this version caches the ball's motion
-    with open(sess.disk[4], "wb") as f:              # frame 4 as version 1 wrote it
+    with open(sess.cache.disk[4], "wb") as f:              # frame 4 as version 1 wrote it
         f.write(struct.pack("<8sIi32sI", cache_files.MAGIC, 1, frame, signature.encode("ascii").ljust(32), 1))
         name = bodies[0][0].encode("utf-8")
         f.write(struct.pack("<HI", len(name), len(bodies[0][1])) + name)
         f.write(bodies[0][1].astype("<f8").tobytes() + bodies[0][2].astype("<f8").tobytes())
-    os.remove(sess.disk[5])
+    os.remove(sess.cache.disk[5])
     softfem.addon.session.forget()   # as after reopening: only the files remain
     scene.frame_set(1)
     scene.frame_set(4)

@@ -20,7 +20,7 @@ def free_ball(bpy, frames):
 
 def centre_velocity(softfem, scene, frame):
     sess = softfem.addon.session.existing(scene)
-    (x, v, _), = sess._state(frame)
+    (x, v, _), = sess.state(frame)
     m = sess.world.model.mass
     return (m @ v) / m.sum()
 
