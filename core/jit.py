@@ -3,9 +3,13 @@ import contextlib
 import hashlib
 import os
 
-# Idle OpenMP threads must sleep, not spin: on a busy machine (Blender's own threads, other
-# processes) spinning waiters made 2-thread kernels ~20x slower than 1 thread (measured).
+# Idle OpenMP threads spin briefly, then sleep. Spinning without end made 2-thread kernels ~20x slower than 1 thread on
+# a busy machine (Blender's own threads, other processes: measured), so the waiters are passive; but waking a sleeping
+# thread costs ~40 us a kernel launch (measured), more than a mid-size kernel's whole work. 20,000 spins (libgomp's
+# count) keep a waiter awake ~0.5 ms, across the gaps between a step's kernels, so a launch costs ~2 us; an idle pool
+# then sleeps.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 import numba  # noqa: E402
 from numba import get_num_threads, njit, prange  # noqa: E402,F401  (re-exported for the kernels)
@@ -19,18 +23,19 @@ __all__ = ["FAST_SUMS", "get_num_threads", "njit", "prange", "solver_threads", "
 # matrix product 15-20 % faster, measured), but not "nnan"/"ninf": the solvers' NaN tests must stay.
 FAST_SUMS = {"contract", "reassoc"}
 
-# Below this many tets a step runs its parallel kernels on one thread. Waking the sleeping OpenMP pool costs
-# ~70 us per kernel launch (measured), more than a small kernel's whole work: the 2.8k-tet bunny cage on a floor
-# stepped in 8.4 ms on 1 thread against 19 ms on 2, while at 20k tets 2 threads were 1.6x faster than 1.
-PARALLEL_MIN_TETS = 8000
+# A step's element kernels (rotations, forces, assembly) get a thread per this many tets, up to all of them: each
+# writes per tet or per node, in an order no thread count changes, so the motion is the same bit for bit on any
+# number of threads. Through the add-on on 2 cores, the 5.9k-tet icosphere drop (benchmarks/vs_blender_softbody.py)
+# took 0.69-0.79x the time a frame on 2 threads as on 1 (benchmarks/RESULTS.md).
+TETS_PER_THREAD = 2500
 
 
 @contextlib.contextmanager
 def threads_for(num_tets):
-    """Run the enclosed kernels on all threads for a large problem, on one for a small one, and OpenBLAS on one
-    thread (core.blas_threads) (then restore)."""
+    """Run the enclosed kernels on a thread per TETS_PER_THREAD tets (all at most), and OpenBLAS on one thread
+    (core.blas_threads) (then restore)."""
     before = numba.get_num_threads()
-    numba.set_num_threads(1 if num_tets < PARALLEL_MIN_TETS else numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(max(1, min(num_tets // TETS_PER_THREAD, numba.config.NUMBA_NUM_THREADS)))
     try:
         with one_blas_thread():
             yield
@@ -39,8 +44,9 @@ def threads_for(num_tets):
 
 
 # Below this many tets the CG's iterations and the contact stage run on one thread even where the element kernels
-# (rotations, forces, assembly) use all: they launch many short parallel loops a step (three a CG iteration), each
-# waking the pool, and on one thread the CG's product reads half the matrix (core.fem.block_sparse.upper_product).
+# (rotations, forces, assembly) use more: they launch many short parallel loops a step (three a CG iteration), on one
+# thread the CG's product reads half the matrix (core.fem.block_sparse.upper_product), and its sums do not depend on
+# the machine's thread count.
 # The icosphere drop (the add-on's defaults but finer cages) took 0.65-0.69x the time at 13k and 25k tets with them
 # on one thread, the same at 65k (benchmarks/RESULTS.md, FEM step).
 PARALLEL_MIN_SOLVE_TETS = 50000

@@ -1,0 +1,34 @@
+"""A World's motion does not depend on how many threads its element kernels run on (core.jit.threads_for)."""
+import numba
+import numpy as np
+import pytest
+
+import core
+import core.jit
+from contact_scenes import plane, soft_ball
+
+
+def _drop(monkeypatch, tets_per_thread, steps=60):
+    """A soft ball dropped on a plane: its node positions after each step, and the thread counts its steps ran on."""
+    monkeypatch.setattr(core.jit, "TETS_PER_THREAD", tets_per_thread)
+    mesh, _ = soft_ball(3, 0.3, (0.0, 0.0, 0.4), 6)
+    world = core.World(settings=core.SolverSettings(preconditioner="jacobi"))
+    body = world.add_body(mesh, core.Material(1e5, 0.45, 1000.0, damping_stiffness=0.001, friction=0.5))
+    world.add_collider(*plane(), friction=0.5, thickness=0.02)
+    threads, step = [], world._step
+    world._step = lambda dt: (threads.append(numba.get_num_threads()), step(dt))
+    path = []
+    for _ in range(steps):
+        world.step(1.0 / 96.0)
+        path.append(body.x.copy())
+    return np.array(path), set(threads), world
+
+
+def test_a_landing_ball_moves_the_same_bit_for_bit_on_one_thread_and_on_two(monkeypatch):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only on this machine")
+    one, threads_one, _ = _drop(monkeypatch, 10 ** 9)
+    two, threads_two, world = _drop(monkeypatch, 1)
+    assert threads_one == {1} and threads_two == {2}
+    assert world.stats["penalty_rows"] or world.stats["contacts"], "the ball never touched the plane"
+    assert np.array_equal(one, two), f"apart by {np.abs(one - two).max():.3g} m"
