@@ -1,5 +1,4 @@
 """The one place core imports numba from: compiled kernels are cached on disk, keyed by core's sources."""
-import contextlib
 import hashlib
 import os
 
@@ -15,55 +14,11 @@ import numba  # noqa: E402
 from numba import get_num_threads, njit, prange  # noqa: E402,F401  (re-exported for the kernels)
 from numba.core import caching  # noqa: E402
 
-from .blas_threads import one_blas_thread  # noqa: E402
-
-__all__ = ["FAST_SUMS", "get_num_threads", "njit", "prange", "solver_threads", "threads_for"]
+__all__ = ["FAST_SUMS", "get_num_threads", "njit", "prange"]
 
 # fastmath flags of the sparse block products: multiply-adds fused and sums taken in any order (the 20k-tet beam's
 # matrix product 15-20 % faster, measured), but not "nnan"/"ninf": the solvers' NaN tests must stay.
 FAST_SUMS = {"contract", "reassoc"}
-
-# A step's element kernels (rotations, forces, assembly) get a thread per this many tets, up to all of them: each
-# writes per tet or per node, in an order no thread count changes, so the motion is the same bit for bit on any
-# number of threads. Through the add-on on 2 cores, the 5.9k-tet icosphere drop (benchmarks/vs_blender_softbody.py)
-# took 0.69-0.79x the time a frame on 2 threads as on 1 (benchmarks/RESULTS.md).
-TETS_PER_THREAD = 2500
-
-
-@contextlib.contextmanager
-def threads_for(num_tets):
-    """Run the enclosed kernels on a thread per TETS_PER_THREAD tets (all at most), and OpenBLAS on one thread
-    (core.blas_threads) (then restore)."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(num_tets // TETS_PER_THREAD, numba.config.NUMBA_NUM_THREADS)))
-    try:
-        with one_blas_thread():
-            yield
-    finally:
-        numba.set_num_threads(before)
-
-
-# Below this many tets the CG's iterations and the contact stage run on one thread even where the element kernels
-# (rotations, forces, assembly) use more: they launch many short parallel loops a step (three a CG iteration), on one
-# thread the CG's product reads half the matrix (core.fem.block_sparse.upper_product), and its sums do not depend on
-# the machine's thread count.
-# The icosphere drop (the add-on's defaults but finer cages) took 0.65-0.69x the time at 13k and 25k tets with them
-# on one thread, the same at 65k (benchmarks/RESULTS.md, FEM step).
-PARALLEL_MIN_SOLVE_TETS = 50000
-
-
-@contextlib.contextmanager
-def solver_threads(num_tets):
-    """Run the enclosed CG or contact kernels on one thread below PARALLEL_MIN_SOLVE_TETS, else as they were (then
-    restore)."""
-    before = numba.get_num_threads()
-    if num_tets < PARALLEL_MIN_SOLVE_TETS:
-        numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
-
 
 _ROOT = os.path.dirname(os.path.abspath(__file__))
 

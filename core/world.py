@@ -7,7 +7,7 @@ from .body import Body
 from .contact import ContactStage
 from .errors import InvalidInputError, SimulationDiverged
 from .fem.force_model import ForceModel
-from .jit import solver_threads, threads_for
+from .threads import ElementThreads, running_on, solver_threads
 from .material import Material
 from .model import Model
 from .node_rows import add_rows, all_finite
@@ -46,6 +46,7 @@ class World:
         self.bodies = []
         self._specs = []
         self._model = None
+        self._threads = ElementThreads(0)
         self._state = None
         self._force_model = None
         self._force_model_key = None
@@ -106,6 +107,7 @@ class World:
         new = State.at_rest(mesh.nodes, m)
         self._state = new if self._state is None else State.concatenate([self._state, new])
         self._model = model
+        self._threads = ElementThreads(model.num_tets)
         self._inv_mass = np.where(model.pinned, 0.0, 1.0 / model.mass)   # contact response: 0 for pinned nodes
         self._specs = specs
         self._force_model = None
@@ -173,8 +175,12 @@ class World:
         if not np.isfinite(dt) or dt <= 0:
             raise InvalidInputError(f"dt must be a positive finite number of seconds, got {dt}")
         self._require_bodies()
-        with threads_for(self._model.num_tets):
+        count = self._threads.next()
+        with running_on(count):
             self._step(dt)
+        rotations = self.stats["seconds"].get("rotations")
+        if rotations is not None:   # (a sleeping world's step skips the kernels)
+            self._threads.record(count, rotations)
 
     def _step(self, dt):
         t0 = time.perf_counter()

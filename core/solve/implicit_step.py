@@ -4,7 +4,8 @@ import time
 
 import numpy as np
 
-from ..jit import njit, solver_threads
+from ..jit import njit
+from ..threads import solver_threads
 from ..node_rows import add_rows, node_rows
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
@@ -124,7 +125,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         # A solve followed by an update only informs the multipliers, so it stops at a looser tolerance (inexact
         # augmented Lagrangian); the solve whose result is kept meets settings.cg_tolerance, continued from there
         # when the rows turn out settled.
-        with solver_threads(md.num_tets):   # (core.jit: the CG's many short kernels)
+        with solver_threads(md.num_tets):   # (core.threads: the CG's many short kernels)
             for attempt in range(CONTACT_SOLVES):
                 rhs = b.copy()
                 if penalty is not None:

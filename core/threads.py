@@ -1,0 +1,78 @@
+"""How many threads a world's kernels run on: the element kernels' count chosen by measurement, the solver's fixed."""
+import contextlib
+
+import numba
+
+from .blas_threads import one_blas_thread
+
+# The element kernels (rotations, forces, assembly) may run on a thread per this many tets, all at most. They write
+# per tet or per node in an order no thread count changes, so the motion is the same bit for bit on any count
+# (tests/core/test_thread_count.py) and the count may follow the machine: on 2 idle cores the 5.9k-tet icosphere drop
+# took 0.69-0.79x the time a frame on 2 threads through the add-on; with the other core busy (another process),
+# 2-3x the time of 1 thread, the kernels waiting at each barrier for the thread the system had set aside.
+TETS_PER_THREAD = 2500
+# One step in this many runs on the count not in use, to notice when the machine's load changes.
+EXPLORE_EVERY = 16
+# Weight of a step's time in the running average of its count's.
+AVERAGE_WEIGHT = 0.25
+
+
+class ElementThreads:
+    """A world's element-kernel thread count: 1 or up to a thread per TETS_PER_THREAD tets, whichever ran the
+    rotations (the step's largest parallel kernel, a fixed amount of work a step) faster lately."""
+
+    def __init__(self, num_tets):
+        most = max(1, min(num_tets // TETS_PER_THREAD, numba.config.NUMBA_NUM_THREADS))
+        self.counts = (most, 1) if most > 1 else (1,)
+        self.seconds = dict.fromkeys(self.counts)
+        self.best = most
+        self.steps = 0
+
+    def next(self):
+        """The thread count for the next step: the faster one, the other now and then (and each first, once)."""
+        self.steps += 1
+        unmeasured = [c for c in self.counts if self.seconds[c] is None]
+        if unmeasured:
+            return unmeasured[0]
+        if len(self.counts) > 1 and self.steps % EXPLORE_EVERY == 0:
+            return next(c for c in self.counts if c != self.best)
+        return self.best
+
+    def record(self, count, seconds):
+        """A step on `count` threads spent `seconds` in its rotations."""
+        last = self.seconds[count]
+        self.seconds[count] = seconds if last is None else last + AVERAGE_WEIGHT * (seconds - last)
+        if None not in self.seconds.values():
+            self.best = min(self.counts, key=self.seconds.get)
+
+
+@contextlib.contextmanager
+def running_on(count):
+    """Run the enclosed kernels on `count` threads and OpenBLAS on one (core.blas_threads) (then restore)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        with one_blas_thread():
+            yield
+    finally:
+        numba.set_num_threads(before)
+
+
+# Below this many tets the CG's iterations and the contact stage run on one thread, above it on all: they launch many
+# short parallel loops a step (three a CG iteration), on one thread the CG's product reads half the matrix
+# (core.fem.block_sparse.upper_product), and their sums depend on the thread count, which is therefore fixed here,
+# never the element kernels' measured one. The icosphere drop (the add-on's defaults but finer cages) took 0.65-0.69x
+# the time at 13k and 25k tets with them on one thread, the same at 65k (benchmarks/RESULTS.md, FEM step).
+PARALLEL_MIN_SOLVE_TETS = 50000
+
+
+@contextlib.contextmanager
+def solver_threads(num_tets):
+    """Run the enclosed CG or contact kernels on one thread below PARALLEL_MIN_SOLVE_TETS, else on all (then
+    restore)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1 if num_tets < PARALLEL_MIN_SOLVE_TETS else numba.config.NUMBA_NUM_THREADS)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
