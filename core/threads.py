@@ -2,6 +2,7 @@
 import contextlib
 
 import numba
+import numpy as np
 
 from .blas_threads import one_blas_thread
 
@@ -13,8 +14,9 @@ from .blas_threads import one_blas_thread
 TETS_PER_THREAD = 2500
 # One step in this many runs on the count not in use, to notice when the machine's load changes.
 EXPLORE_EVERY = 16
-# Weight of a step's time in the running average of its count's.
-AVERAGE_WEIGHT = 0.25
+# Each count's time is the median of its last this many steps (one step the system delayed does not decide), not
+# counting its first step (the first parallel launch starts the thread pool: 18.6 ms against ~0.5).
+SAMPLES = 3
 
 
 class ElementThreads:
@@ -24,26 +26,33 @@ class ElementThreads:
     def __init__(self, num_tets):
         most = max(1, min(num_tets // TETS_PER_THREAD, numba.config.NUMBA_NUM_THREADS))
         self.counts = (most, 1) if most > 1 else (1,)
-        self.seconds = dict.fromkeys(self.counts)
+        self.samples = {c: [] for c in self.counts}
+        self.warm = set()
         self.best = most
         self.steps = 0
 
     def next(self):
-        """The thread count for the next step: the faster one, the other now and then (and each first, once)."""
+        """The thread count for the next step: the faster one, the other now and then (and each, until measured)."""
         self.steps += 1
-        unmeasured = [c for c in self.counts if self.seconds[c] is None]
-        if unmeasured:
-            return unmeasured[0]
-        if len(self.counts) > 1 and self.steps % EXPLORE_EVERY == 0:
+        if len(self.counts) == 1:
+            return self.best
+        short = [c for c in self.counts if len(self.samples[c]) < SAMPLES]
+        if short:
+            return min(short, key=lambda c: len(self.samples[c]))
+        if self.steps % EXPLORE_EVERY == 0:
             return next(c for c in self.counts if c != self.best)
         return self.best
 
     def record(self, count, seconds):
         """A step on `count` threads spent `seconds` in its rotations."""
-        last = self.seconds[count]
-        self.seconds[count] = seconds if last is None else last + AVERAGE_WEIGHT * (seconds - last)
-        if None not in self.seconds.values():
-            self.best = min(self.counts, key=self.seconds.get)
+        if count not in self.warm:
+            self.warm.add(count)
+            return
+        samples = self.samples[count]
+        samples.append(seconds)
+        del samples[:-SAMPLES]
+        if all(self.samples.values()):
+            self.best = min(self.counts, key=lambda c: np.median(self.samples[c]))
 
 
 @contextlib.contextmanager
