@@ -12,7 +12,7 @@ from .material import Material
 from .model import Model
 from .node_rows import add_rows, all_finite
 from .settings import SolverSettings
-from .sleep import SLEEP_SPEED, Sleep
+from .sleep import Sleep, seen_moving, swept_boxes
 from .solve.implicit_step import implicit_step
 from .solve.multigrid import Multigrid
 from .solve.static import solve_static
@@ -238,7 +238,7 @@ class World:
             c = self._contact.contacts
             touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
             self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt, touching,
-                                   self._seen_moving())
+                                   seen_moving(self.bodies, self._sleep.asleep))
             stats["asleep"] = int(self._sleep.asleep.sum())
         self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, self._smooth_motion(stats))
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
@@ -296,22 +296,6 @@ class World:
         keep[c.other_body[c.other_body >= 0]] = False
         return keep
 
-    def _seen_moving(self):
-        """Per body, whether what is seen of it moves at SLEEP_SPEED or faster: its embedded render points, or its
-        nodes. (A cage's nodes outside the surface are not seen: on a 1 m ball resting at the defaults, a light one
-        below the floor kept flipping at ±5.1 mm/s with the contact set at the patch's rim, its render points at
-        3.8 mm/s at most, and the ball never fell asleep.)"""
-        moving = np.zeros(len(self.bodies), np.bool_)
-        for i, body in enumerate(self.bodies):
-            if self._sleep.asleep[i]:
-                continue
-            v = body.v
-            if body.mesh.embedding is not None:
-                moving[i] = body.mesh.embedding.reaches(v, SLEEP_SPEED)
-            else:
-                moving[i] = len(v) > 0 and np.max(np.einsum("nd,nd->n", v, v)) >= SLEEP_SPEED ** 2
-        return moving
-
     def _wake_disturbed(self, target, dt):
         """Wake the sleeping bodies something disturbs (see Sleep.wake_disturbed): moving pins, writes to their
         state, and the swept boxes of the awake bodies still moving and of the moving colliders. Returns whether
@@ -320,21 +304,10 @@ class World:
         if not sleep.asleep.any():
             return False
         x, v = self._state.x, self._state.v
-        ranges = self._model.node_ranges
-        boxes = []
-        for i in np.flatnonzero(~sleep.asleep):
-            a, b = ranges[i]
-            if b > a and np.max(np.abs(v[a:b])) >= SLEEP_SPEED:
-                ends = np.concatenate([x[a:b], x[a:b] + dt * (v[a:b] + dt * self._gravity)])
-                boxes.append((ends.min(axis=0), ends.max(axis=0)))
-        moving_collider = False
-        for c in self._contact.colliders:
-            if len(c.start) and not np.array_equal(c.start, c.end):
-                ends = np.concatenate([c.start, c.end])
-                boxes.append((ends.min(axis=0), ends.max(axis=0)))
-                moving_collider = True
+        boxes, moving_collider = swept_boxes(x, v, self._model.node_ranges, sleep.asleep, dt, self._gravity,
+                                             self._contact.colliders)
         moved = self._model.pinned & self._pin_target_set & np.any(target != x, axis=1)
-        sleep.wake_disturbed(x, v, ranges, moved, np.array(boxes).reshape(-1, 2, 3))
+        sleep.wake_disturbed(x, v, self._model.node_ranges, moved, boxes)
         return bool(sleep.asleep.all()) and not moving_collider
 
     def _keep_tets_upright(self, before, after):
