@@ -89,14 +89,9 @@ class FrameCache:
         self.written.add(path)
         self.disk[frame] = path
 
-    def delete_files(self, location=None):
-        """Delete the cache files (ours by name and magic) at `location` ((directory, prefix); default: this cache's
-        own) and forget every cached frame; return how many files were deleted."""
-        location = location or (self.directory, self.prefix)
-        if location[0] is None:
-            self.disk.clear()
-            self.frames.clear()
-            return 0
+    def delete_files(self, location):
+        """Delete the cache files (ours by name and magic) at `location` ((directory, prefix)) and forget every cached
+        frame; return how many files were deleted."""
         paths = set(cache_files.list_frames(*location).values())
         removed = 0
         for path in paths:

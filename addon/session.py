@@ -126,7 +126,7 @@ class Session:
         for body in self.bodies:   # a material the core refuses is reported before the outdated cache is dropped
             material(core, scene.objects[body.name])
         if not scene.softfem.baked:
-            self.cache.delete_files()
+            self.cache.delete_files(cache_location(scene))
         self.cache.frames = {}
         self.world = None
         self.current = None
