@@ -37,7 +37,11 @@ class ForceModel:
         self.corotated = not (self.hyperelastic and hyper.all())
         self.mu_v, self.lam_v = model.mu_v, model.lam_v
         if self.hyperelastic:
+            # read-only like the Model's own: a kernel compiled for writable moduli (the warm-up's mixed world) was
+            # compiled again, for 1.7 s at the first step, when a purely corotated world passed the Model's
             self.mu_v, self.lam_v = np.where(hyper, 0.0, model.mu_v), np.where(hyper, 0.0, model.lam_v)
+            self.mu_v.setflags(write=False)
+            self.lam_v.setflags(write=False)
             self._hyper = hyper
             self.ke = np.zeros((m, 12, 12))       # each hyperelastic tet's stiffness at the last update
             self._clamped = np.zeros(m, dtype=np.bool_)
