@@ -84,9 +84,9 @@ def _boxed(vertices, triangles):
 
 def _simulate(cage, conforming):
     """Two bodies (one corotated with a stiffness map, one neo-Hookean and pinned) resting on a moving box collider,
-    over its edge, and on each other, a step with each integrator; the render positions of the embedded surface read
-    back (what each frame shows)."""
-    from . import Material, SolverSettings, World
+    over its edge, and on each other, a step with each integrator, a wind on them; the render positions of the
+    embedded surface read back (what each frame shows)."""
+    from . import ForceFields, Material, SolverSettings, World
     world = World(gravity=(0.0, 0.0, -9.81), settings=SolverSettings())
     material = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
                         damping_stiffness=0.01, friction=0.5)
@@ -109,6 +109,9 @@ def _simulate(cage, conforming):
         world.step(1.0 / 24.0)
     world.settings = SolverSettings(integrator="newmark")   # its second Newton iteration: the stiffness products
     world.step(1.0 / 24.0)
+    wind = ForceFields()
+    wind.add("WIND", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0, flow=0.5)
+    wind.acceleration(world.bodies[0].x, world.bodies[0].v)
     cage.embedding.positions(world.bodies[0].x)
     _slowing_down(world.bodies[0])
     return world

@@ -46,7 +46,7 @@ def test_kernels_a_child_compiles_are_loaded_by_another_process():
     assert 20 < used <= len(reported) and compiled == 0 and hits >= used, loaded.stdout + loaded.stderr[-2000:]
 
 
-# Scenes of the kinds users build, small: after the warm-up, none may compile a kernel again for new argument types.
+# Scenes of the kinds users build (force fields and keyframed settings too), small: after the warm-up, none may compile a kernel again for new argument types.
 # (Each kernel the warm-up leaves out is compiled in Blender's thread the first time a scene needs it: measured, a
 # 1.7 s freeze at a corotated-only world's first step and ~2 s as a dropped ball neared rest.)
 _USER_SCENES = """
@@ -72,8 +72,14 @@ for settings in (core.SolverSettings(preconditioner="jacobi"), core.SolverSettin
     body(world, (0.0, 0.0, 0.21))
     body(world, (0.05, 0.0, 0.62))
     collider = world.add_collider(*floor, friction=0.5, thickness=0.02)
+    wind = core.ForceFields()
+    wind.add("WIND", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 2.0, flow=0.5)
     for k in range(12):
         world.move_collider(collider, floor[0] + [0.0, 0.0, 0.001 * k])
+        for b in world.bodies:
+            b.v[:] += wind.acceleration(b.x, b.v) / 96.0
+        if k == 6:                                     # a keyframed setting
+            b.set_material(core.Material(youngs_modulus=2e5, poisson_ratio=0.45, density=1000.0, friction=0.8))
         world.step(1.0 / 96.0)
 world = core.World(gravity=(0.0, 0.0, 0.0))          # a ball turning ever slower, asleep in the end
 ball = body(world, (0.0, 0.0, 0.0))
