@@ -37,8 +37,8 @@ class ForceModel:
         self.corotated = not (self.hyperelastic and hyper.all())
         self.mu_v, self.lam_v = model.mu_v, model.lam_v
         if self.hyperelastic:
-            # read-only like the Model's own: a kernel compiled for writable moduli (the warm-up's mixed world) was
-            # compiled again, for 1.7 s at the first step, when a purely corotated world passed the Model's
+            # read-only like the Model's own, which a corotated-only world passes: kernels the warm-up's mixed world
+            # compiled for writable moduli were compiled again for those (1.7 s at that world's first step)
             self.mu_v, self.lam_v = np.where(hyper, 0.0, model.mu_v), np.where(hyper, 0.0, model.lam_v)
             self.mu_v.setflags(write=False)
             self.lam_v.setflags(write=False)
