@@ -240,3 +240,36 @@ def test_five_stacked_default_cubes_stay_stacked(blender):
 def test_five_stacked_subdivided_cubes_stay_stacked(blender):
     # the same column (measured: offsets 1 mm at 1.3 s, 10 mm at 2.0 s; gaps -4 mm at 1.6 s)
     five_stacked(blender, subdivide=True)
+
+
+@pytest.mark.parametrize("primitive", ["cube", "uv_sphere", "ico_sphere", "cylinder", "cone", "torus", "monkey"])
+def test_the_add_menus_meshes_dropped_at_their_own_size_land_on_the_shell_and_keep_their_volume(blender, softfem,
+                                                                                              primitive):
+    # What a new user tries first: Add > Mesh at its own size (2 m across, 8,000 kg as a cube), Add Soft Body at
+    # the defaults, dropped 1 m. At E = 1e5 Pa they are 2 m blocks of jelly: they wobble for seconds (the default
+    # damping, 0.001 s, barely damps their 1-3 Hz modes; see README) and, at ν = 0.45, lose volume under their own
+    # weight (a 2 m column's bottom is pressed by ρ g h = 20 kPa, a volumetric strain of p / K = 6 %).
+    bpy = blender
+    scene = bpy.context.scene
+    plane = collision_plane(bpy)
+    shell = plane.collision.thickness_outer
+    getattr(bpy.ops.mesh, f"primitive_{primitive}_add")()
+    obj = bpy.context.active_object
+    obj.rotation_euler = (0.3, 0.2, 0.0)                          # landing on an edge or a rim, not flat
+    bpy.context.view_layer.update()
+    obj.location.z += 1.0 + shell - evaluated_world(bpy, obj)[:, 2].min()
+    make_soft(bpy, obj)
+    tris = triangles(obj)
+    scene.frame_set(1)
+    v0 = volume(evaluated_world(bpy, obj), tris)
+    for f in range(2, 97):
+        scene.frame_set(f)
+        p = evaluated_world(bpy, obj)
+        assert np.isfinite(p).all() and p[:, 2].min() > shell - 0.002, f"frame {f}: {p[:, 2].min() - shell:.4f} m"
+    sess = softfem.addon.session.existing(scene)
+    assert sess.error is None
+    assert abs(p[:, 2].min() - shell) < 0.002                    # on the shell, not above it or through it
+    assert volume(p, tris) / v0 > 0.9
+    body = sess.world.bodies[0]
+    edges = body.x[body.mesh.tets[:, 1:]] - body.x[body.mesh.tets[:, :1]]
+    assert (np.linalg.det(edges) > 0).all(), "inverted tets after 4 s"
