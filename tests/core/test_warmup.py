@@ -79,7 +79,8 @@ for settings in (core.SolverSettings(preconditioner="jacobi"), core.SolverSettin
         for b in world.bodies:
             b.v[:] += wind.acceleration(b.x, b.v) / 96.0
         if k == 6:                                     # a keyframed setting
-            b.set_material(core.Material(youngs_modulus=2e5, poisson_ratio=0.45, density=1000.0, friction=0.8))
+            world.bodies[1].set_material(core.Material(youngs_modulus=2e5, poisson_ratio=0.45, density=1000.0,
+                                                       friction=0.8))
         world.step(1.0 / 96.0)
 world = core.World(gravity=(0.0, 0.0, 0.0))          # a ball turning ever slower, asleep in the end
 ball = body(world, (0.0, 0.0, 0.0))
