@@ -14,6 +14,13 @@ import numba  # noqa: E402
 from numba import get_num_threads, njit, prange  # noqa: E402,F401  (re-exported for the kernels)
 from numba.core import caching  # noqa: E402
 
+# OpenMP first (read at the first parallel launch): Blender ships TBB, which numba otherwise prefers, and TBB's work
+# stealing sums a parallel loop's terms in a different order each run. Through the add-on, five stacked cubes (55k
+# tets: the CG on two threads) then differed from run to run from the first contact on (a CG replayed on the same input
+# gave 18 different results in 300), and a pile of ten ended differently each time (0.64 m apart at frame 48). With
+# OpenMP's static schedule a count of threads always sums in the same order; the ball drop's frames took the same time.
+numba.config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
+
 __all__ = ["FAST_SUMS", "get_num_threads", "njit", "prange"]
 
 # fastmath flags of the sparse block products: multiply-adds fused and sums taken in any order (the 20k-tet beam's
