@@ -6,6 +6,8 @@ from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorPro
 from .presets import MATERIAL_FIELDS, MATERIAL_MODELS, PRESETS, preset_items
 
 _applying_preset = False   # each field set by a preset fires _material_changed: the others still differ then
+# The cache folder's '//' is the .blend's folder: said so since Blender 4.5, which warns of the prefix otherwise
+_BLEND_RELATIVE_PATH = {'PATH_SUPPORTS_BLEND_RELATIVE'} if bpy.app.version >= (4, 5, 0) else set()
 
 
 def _apply_preset(settings, _context):
@@ -153,7 +155,7 @@ class SoftFEMSceneSettings(bpy.types.PropertyGroup):
     cg_iterations: IntProperty(name="CG Iterations", default=50, min=1, max=1000, options=set(),
                                description="Cap on conjugate-gradient iterations per Newton iteration")
     cache_directory: StringProperty(name="Cache Folder", default="//softfem_cache/", subtype='DIR_PATH',
-                                    options=set(),
+                                    options=_BLEND_RELATIVE_PATH,
                                     description="Folder for cached frames ('//' is beside the .blend; a "
                                                 "temporary folder while the file is unsaved)")
     time_scale: FloatProperty(name="Speed", default=1.0, min=1e-4, soft_min=0.1, soft_max=10.0, options=set(),

@@ -14,6 +14,7 @@ def check_target(obj):
     if group and obj.vertex_groups.get(group) is None:
         raise ValueError(f"pin group '{group}' not found on '{obj.name}'")
     cage.require_faces(obj)
+    bridge.world_to_local(obj)   # (a zero scale: its world-space mesh is flat)
 
 
 def add(obj):

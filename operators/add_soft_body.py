@@ -21,7 +21,7 @@ class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
         if not objects:
             self.report({'ERROR'}, "Select a mesh object to make it a SoftFEM body")
             return {'CANCELLED'}
-        added, deferred = [], []
+        added, deferred, refused = [], [], []
         for obj in objects:
             if obj.softfem.enabled:
                 self.report({'INFO'}, f"'{obj.name}' is already a SoftFEM body")
@@ -29,12 +29,16 @@ class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
             try:
                 tm = soft_body.add(obj)
             except Exception as exc:  # a one-line report, never a traceback
-                self.report({'ERROR'}, f"{obj.name}: {one_line(exc)}")
+                refused.append(f"{obj.name}: {one_line(exc)}")
                 continue
             if tm is None:
                 deferred.append(obj.name)
             else:
                 added.append(f"{obj.name} ({tm.num_nodes} nodes, {tm.num_tets} tets)")
+        # an error only when nothing became a soft body: a script then sees the failure, and the objects that were
+        # added (a mesh selected with a curve) are not reported as one
+        for reason in refused:
+            self.report({'WARNING'} if added or deferred else {'ERROR'}, reason)
         if not added and not deferred:
             return {'CANCELLED'}
         # Frame handlers write meshes during renders: the render must not read them concurrently.

@@ -58,7 +58,7 @@ def triangle_normals(v, tris, out):
 
 @njit(cache=True, parallel=True)
 def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick, tri_onesided,
-           left, right, start, count, order, lo, hi, margin, search_depth, side_hint,
+           left, right, start, count, order, lo, hi, margin, search_depth, side_hint, hint_source, tri_source,
            slot_tri, slot_b, slot_n, slot_gap):
     """Fill up to K contact constraints per point (slot_* arrays of shape (P,K,...), slot_tri -1 when empty).
 
@@ -70,8 +70,10 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
     point, at the time it reaches the offset plane (or at the start if already inside the shell),
     projects inside the triangle. Open meshes are two-sided: the side is the one of the point's
     previous contact normal side_hint (if nonzero and the point is within search_depth of the
-    plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through),
-    else the side the point starts on; closed meshes are one-sided: a point behind its nearest triangle is inside and gets a single
+    plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through) and
+    came from this surface (hint_source[pid] == tri_source[t]: another surface's normal tells nothing of this
+    one's sides), else the side the point starts on; closed meshes are one-sided: a point behind its nearest
+    triangle is inside and gets a single
     push-out constraint along that triangle's normal (unless an equally near triangle sees it in front).
     slot_gap holds H(0) − τ.
     """
@@ -87,6 +89,7 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
                 slot_tri[i, k] = -1
             pid = ids[i]
             hx, hy, hz = side_hint[pid, 0], side_hint[pid, 1], side_hint[pid, 2]
+            hsource = hint_source[pid]
             px0, py0, pz0 = p0[i, 0], p0[i, 1], p0[i, 2]
             px1, py1, pz1 = p1[i, 0], p1[i, 1], p1[i, 2]
             # the triangles' boxes carry the padding (thickness, margin, search depth of closed meshes)
@@ -136,7 +139,8 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
                         bu, bv, bw = u, v, w
                         bnx, bny, bnz = nx, ny, nz
                     s = 1.0
-                elif (hx != 0.0 or hy != 0.0 or hz != 0.0) and abs(h0) < search_depth + tau:
+                elif ((hx != 0.0 or hy != 0.0 or hz != 0.0) and hsource == tri_source[t]
+                      and abs(h0) < search_depth + tau):
                     s = 1.0 if hx * nx + hy * ny + hz * nz >= 0.0 else -1.0
                 elif h0 > 0.0:
                     s = 1.0

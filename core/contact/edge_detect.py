@@ -61,11 +61,12 @@ def near_blocks(edges, p0, p1, left, right, start, count, order, lo, hi, near):
 
 @njit(cache=True, parallel=True)
 def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, right, start, count, order, lo,
-                 hi, thickness, margin, search_depth, side_hint, slot_count, slot_other, slot_s, slot_t, slot_n,
-                 slot_gap):
+                 hi, thickness, margin, search_depth, side_hint, hint_source, other_source, slot_count, slot_other,
+                 slot_s, slot_t, slot_n, slot_gap):
     """Fill up to K edge–edge contacts per body edge of the given blocks (near_blocks): body edge
     blocks[b]·BLOCK + k has row b·BLOCK + k of slot_count (R,) (zeros on entry: how many) and slot_* (R,K,...)
-    (its first slot_count of them; the rest is left unwritten). side_hint (E,3), or (0,3) for none.
+    (its first slot_count of them; the rest is left unwritten). side_hint (E,3), or (0,3) for none; a body edge's
+    hint tells only of the other edges of its surface: hint_source (E,) against other_source (F,).
 
     For a body edge and a candidate other edge (from the BVH, whose boxes must be refit with pad
     thickness + margin + search_depth), the closest points (s, t) at the start of the step give the
@@ -145,6 +146,7 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                 used = 0
                 for j in range(nfound):
                     o = ecand[j]
+                    hinted = has_hint and hint_source[i] == other_source[o]
                     ic, id_ = other_edges[o, 0], other_edges[o, 1]
                     cx0, cy0, cz0 = v0[ic, 0], v0[ic, 1], v0[ic, 2]
                     dx0, dy0, dz0 = v0[id_, 0], v0[id_, 1], v0[id_, 2]
@@ -175,10 +177,10 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                                 sign = -1.0
                             # a body edge resting across the edge sags below its face plane level with the
                             # other face (u straight down from a bar's top edge): inside, as its last side says
-                            elif (has_hint and dist < search_depth + tau and nx * hx + ny * hy + nz * hz < 0.0
+                            elif (hinted and dist < search_depth + tau and nx * hx + ny * hy + nz * hz < 0.0
                                   and nx * (n1x + n2x) + ny * (n1y + n2y) + nz * (n1z + n2z) < 0.0):
                                 sign = -1.0
-                        elif has_hint and dist < search_depth + tau:
+                        elif hinted and dist < search_depth + tau:
                             if nx * hx + ny * hy + nz * hz < 0.0:
                                 sign = -1.0
                     else:   # touching or crossing exactly: the common perpendicular
@@ -189,7 +191,7 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                         nn = math.sqrt(nx * nx + ny * ny + nz * nz)
                         if nn > 1e-9 * math.sqrt(len1 * len2):
                             nx, ny, nz = nx / nn, ny / nn, nz / nn
-                        elif has_hint:   # parallel and touching: any normal to the edge; the hint's part
+                        elif hinted:   # parallel and touching: any normal to the edge; the hint's part
                             nx, ny, nz = hx, hy, hz
                         elif wedge:
                             nx, ny, nz = n1x + n2x, n1y + n2y, n1z + n2z
@@ -201,7 +203,7 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                         if not nn > 0.0:
                             continue
                         nx, ny, nz = nx / nn, ny / nn, nz / nn
-                        if has_hint:
+                        if hinted:
                             ref = nx * hx + ny * hy + nz * hz
                         elif wedge:
                             ref = nx * (n1x + n2x) + ny * (n1y + n2y) + nz * (n1z + n2z)

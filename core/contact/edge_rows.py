@@ -86,14 +86,15 @@ class EdgeRowSet:
         self.point, self.normal, self.gap = point, normal, gap
 
 
-def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_depth, side_hint, vertex_rows,
-                       max_per_edge, width):
+def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_depth, side_hint, hint_source,
+                       vertex_rows, max_per_edge, width):
     """Rows (a list of 0 or 1 row tuples, as the stage's _gather makes them) of the render edges lay["edges"]
     (bookkeeping points P + e) against the collider feature edges `cedges` (ColliderEdges) over the motion
     x0 + dt v of the nodes, the colliders moving from c0 to c1 (triangles ctris over them).
 
     lay: the stage's layout (render points' stencils "nodes", "weights" (P,4), their "point_cell" among the
-    "cells" with "cell_grow"; it keeps the edges' cell pairs); side_hint (E,3): the edges' last normals;
+    "cells" with "cell_grow"; it keeps the edges' cell pairs); side_hint (E,3): the edges' last normals,
+    hint_source (E,): their surfaces (SideHints);
     vertex_rows: the same motion's vertex rows (row tuples): an edge contact against a collider is dropped
     when both its points have a vertex row against that collider with one normal (they hold the edge against
     one plane, the edge between them too); width: the stencil width of the stage's rows.
@@ -132,7 +133,8 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     p0[pts] = point_positions(x0, nodes[pts], weights[pts], 0.0, v)
     p1[pts] = point_positions(x0, nodes[pts], weights[pts], dt, v) if dt > 0.0 else p0[pts]
     ec = edge_contacts(edges[live], p0, p1, cedges.bvh, c0, c1, cedges.thickness, margin, search_depth,
-                       side_hint=side_hint[live], faces=cedges.faces, triangles=ctris, max_per_edge=max_per_edge)
+                       side_hint=side_hint[live], faces=cedges.faces, triangles=ctris, max_per_edge=max_per_edge,
+                       hint_source=hint_source[live], other_source=cedges.collider)
     if not len(ec):
         return []
     ec.edge = live[ec.edge]

@@ -153,7 +153,7 @@ class EdgeContacts:
 
 
 def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=0.0, side_hint=None,
-                  faces=None, triangles=None, max_per_edge=4):
+                  faces=None, triangles=None, max_per_edge=4, hint_source=None, other_source=None):
     """Edge–edge contacts of a body's edges against `other` (an EdgeBVH) over one step.
 
     edges (E,2) point ids into p0/p1 (P,3), the body's points at the start and predicted end of the step;
@@ -162,8 +162,9 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     on the inner side of a closed collider's edge (faces given) is still pushed back out; side_hint
     (E,3): the body edge's previous contact normal (zeros: none), orients a pair whose edges touch or,
     within search_depth + thickness, tells the side without faces; faces (F,2) and triangles: from
-    feature_edges for a closed collider (ids −1 or None: two-sided). Keeps the max_per_edge most
-    violated pairs per body edge. Returns EdgeContacts.
+    feature_edges for a closed collider (ids −1 or None: two-sided). hint_source (E,) and other_source (F,): the
+    surfaces the hints came from and the other edges are on (a hint tells only of its own surface; None: every
+    hint counts). Keeps the max_per_edge most violated pairs per body edge. Returns EdgeContacts.
     """
     edges = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
     p0 = np.ascontiguousarray(p0, dtype=np.float64)
@@ -173,6 +174,9 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     nf = len(other)
     thick = np.array(np.broadcast_to(np.asarray(thickness, np.float64), (nf,)))   # writable: one kernel signature
     side_hint = np.zeros((0, 3)) if side_hint is None else np.ascontiguousarray(side_hint, np.float64)
+    hint_source = np.zeros(len(side_hint), np.int64) if hint_source is None else np.ascontiguousarray(hint_source,
+                                                                                                     np.int64)
+    other_source = np.zeros(nf, np.int64) if other_source is None else np.ascontiguousarray(other_source, np.int64)
     if faces is None or triangles is None:
         faces = np.full((nf, 2), -1, np.int64)
         triangles = np.zeros((0, 3), np.int64)
@@ -180,6 +184,7 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     triangles = np.ascontiguousarray(triangles, dtype=np.int64).reshape(-1, 3)
     if (p0.ndim != 2 or p0.shape[1] != 3 or p1.shape != p0.shape or v0.ndim != 2 or v0.shape[1] != 3
             or v1.shape != v0.shape or len(v0) != other.num_vertices or side_hint.shape not in ((len(edges), 3), (0, 3))
+            or hint_source.shape != (len(side_hint),) or other_source.shape != (nf,)
             or faces.shape != (nf, 2) or int(max_per_edge) < 1):
         raise InvalidInputError("edge_contacts: inconsistent shapes (see the docstring)")
     if ((len(edges) and (edges.min() < 0 or edges.max() >= len(p0))) or (nf and faces.max() >= len(triangles))
@@ -200,8 +205,8 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     slot_n = np.empty((rows, K, 3))
     slot_gap = np.empty((rows, K))
     detect_edges(edges, blocks, p0, p1, other.edges, faces, triangles, v0, v1, b.left, b.right, b.start, b.count,
-                 b.order, b.lo, b.hi, thick, float(margin), float(search_depth), side_hint, slot_count, slot_other,
-                 slot_s, slot_t, slot_n, slot_gap)
+                 b.order, b.lo, b.hi, thick, float(margin), float(search_depth), side_hint, hint_source, other_source,
+                 slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
     edge_of_row = (blocks[:, None] * BLOCK + np.arange(BLOCK)).ravel()
     return EdgeContacts(edges, other.edges, edge_of_row, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .broadphase import BodyTriangles
+from .sides import body_source
 
 
 def build_layout(surfaces, num_nodes, body_thickness):
@@ -24,6 +25,7 @@ def build_layout(surfaces, num_nodes, body_thickness):
     lay["tris"] = np.ascontiguousarray(np.concatenate(tris)).astype(np.int64)
     counts = [len(s.triangles) for s in surfaces]
     lay["tri_group"] = np.repeat(np.arange(len(surfaces)), counts)
+    lay["tri_source"] = body_source(lay["tri_group"])
     lay["tri_mu"] = np.repeat([s.friction for s in surfaces], counts).astype(np.float64)
     lay["tri_onesided"] = np.repeat([s.closed for s in surfaces], counts).astype(np.bool_)
     lay["tri_thick"] = np.full(len(lay["tris"]), body_thickness)

@@ -37,11 +37,11 @@ def points_near(lay, cells, x0, v, dt, touching):
     return kept_points(keep, slot, live, q0, q1), more
 
 
-def detect_candidates(lay, settings, side_hint, near, v0, v1, tris, normals, tri_group, tri_thick, tri_onesided,
-                      bvh, margin, dv, width):
+def detect_candidates(lay, settings, sides, near, v0, v1, tris, normals, tri_group, tri_source, tri_thick,
+                      tri_onesided, bvh, margin, dv, width):
     """Contacts of the points `near` (points_near's ids, q0, q1) with the triangles tris (vertices v0 -> v1,
-    moving by dv; (0,3): a body's, no motion counted; normals: see detect) as row fields: Candidates, node,
-    coef (width wide), move."""
+    moving by dv; (0,3): a body's, no motion counted; normals: see detect; tri_source: their surface, see
+    SideHints) as row fields: Candidates, node, coef (width wide), move."""
     points, q0, q1 = near
     npts = len(points)
     K = settings.max_contacts_per_point
@@ -51,7 +51,7 @@ def detect_candidates(lay, settings, side_hint, near, v0, v1, tris, normals, tri
     slot_gap = np.empty((npts, K))
     detect(q0, q1, points, lay["group"], v0, v1, tris, normals, tri_group, tri_thick, tri_onesided,
            bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
-           margin, settings.search_depth, side_hint, slot_tri, slot_b, slot_n, slot_gap)
+           margin, settings.search_depth, sides.hint, sides.source, tri_source, slot_tri, slot_b, slot_n, slot_gap)
     point, tri, normal, gap, node, coef, move = vertex_rows(points, slot_tri, slot_b, slot_n, slot_gap,
                                                             lay["nodes"], lay["weights"], tris, dv, width)
     return Candidates(point, tri, normal, gap), node, coef, move
@@ -97,8 +97,8 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
 
         # cells first, then the boxes of their points' paths
         near_points, _ = points_near(lay, np.flatnonzero(touching(clo, chi)[0]), x0, v, dt, touching)
-        cand, node, coef, move = detect_candidates(lay, s, sides.hint, near_points, c0, c1, colliders.tris,
-                                                   colliders.normal, colliders.group, colliders.thick,
+        cand, node, coef, move = detect_candidates(lay, s, sides, near_points, c0, c1, colliders.tris,
+                                                   colliders.normal, colliders.group, colliders.index, colliders.thick,
                                                    colliders.onesided, cb, margin, c1 - c0, 4)
         rows.append((cand, node, coef, move, colliders.mu[cand.tri], colliders.index[cand.tri],
                      np.full(len(cand.point), -1)))
@@ -120,10 +120,10 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         p0, p1 = lay["p0"], lay["p1"]
         swept_positions(part.bvh.leaf_vertices(leaves), x0, lay["nodes"], lay["weights"], dt, v, p0, p1)
         part.bvh.fit_leaves(leaves, p0, p1, reach)
-        cand, node, coef, move = detect_candidates(lay, s, sides.hint, near_points, p0, p1, lay["tris"][sl],
-                                                   np.zeros((0, 3)), lay["tri_group"][sl], lay["tri_thick"][sl],
-                                                   lay["tri_onesided"][sl], part.bvh, margin, np.zeros((0, 3)),
-                                                   STENCIL)
+        cand, node, coef, move = detect_candidates(lay, s, sides, near_points, p0, p1, lay["tris"][sl],
+                                                   np.zeros((0, 3)), lay["tri_group"][sl], lay["tri_source"][sl],
+                                                   lay["tri_thick"][sl], lay["tri_onesided"][sl], part.bvh, margin,
+                                                   np.zeros((0, 3)), STENCIL)
         cand.tri += sl.start
         rows.append((cand, node, coef, move, lay["tri_mu"][cand.tri], np.full(len(cand.point), -1),
                      lay["tri_group"][cand.tri]))

@@ -4,16 +4,33 @@ import numpy as np
 from ..jit import njit
 
 
+def body_source(body):
+    """The surface id of bodies (collider c's is c): −2 − body, so −1 is none and ids stay put as colliders are
+    added."""
+    return -2 - np.asarray(body, np.int64)
+
+
+def row_sources(collider, other):
+    """Per contact row: the surface id of what it touches (a collider, else the other body)."""
+    return np.where(collider >= 0, collider, body_source(other))
+
+
 class SideHints:
     """Per bookkeeping point (render points, then render edges): hint (n,3), the normal of the side of a two-sided
-    surface it is held on (zeros: none; the detection keeps it there), and the points whose hint is set (hinted).
+    surface it is held on (zeros: none; the detection keeps it there), source (n,), that surface's id (collider
+    c: c, body b: body_source(b); a hint tells only of its own surface: a cube's corner resting on a floor plane and
+    touching another cube took that cube's normal, level with the floor, as its side of the floor, and was pushed
+    through it), and the points whose hint is set (hinted).
     Per render point: initial (P,3), the side it takes of an open surface that cuts through its body at the start
-    (zeros: none, or found near the surface on it), and whether any is still waiting (pending)."""
+    (zeros: none, or found near the surface on it), that surface (initial_source), and whether any is still
+    waiting (pending)."""
 
     def __init__(self, num_points, num_render_points):
         self.hint = np.zeros((num_points, 3))
+        self.source = np.full(num_points, -1, np.int64)
         self.hinted = np.zeros(0, np.int64)
         self.initial = np.zeros((num_render_points, 3))
+        self.initial_source = np.full(num_render_points, -1, np.int64)
         self.pending = False
 
     def below_open(self, settings):
@@ -22,43 +39,71 @@ class SideHints:
         ContactStage._choose_sides_of_initial_overlap)."""
         return settings.search_depth if self.pending else 2.0 * settings.slop
 
-    def take_initial(self, point, side):
-        """The render points `point` take the side `side` (their bulk's) of the open surfaces they start in."""
+    def take_initial(self, point, side, source):
+        """The render points `point` take the side `side` (their bulk's) of the open surfaces `source` they start
+        in."""
         self.initial[point] = side
+        self.initial_source[point] = source
         self.hint[point] = side
+        self.source[point] = source
         self.hinted = np.union1d(self.hinted, point)
         self.pending = bool(len(point))
 
-    def keep_pressed(self, point, normal):
-        """The points `point` of normal rows with `normal` keep that side for the step, unless they have one."""
+    def keep_pressed(self, point, normal, source):
+        """The points `point` of normal rows with `normal` against the surfaces `source` keep that side for the step,
+        unless they have one."""
         fresh = ~np.any(self.hint[point] != 0.0, axis=1)
         self.hint[point[fresh]] = normal[fresh]
+        self.source[point[fresh]] = source[fresh]
         self.hinted = np.union1d(self.hinted, point[fresh])
 
-    def after_correction(self, ids, pen_point, pen_normal, pen_tangent, point, normal, gap, slop):
-        """After the correction (its rows: point, normal, gap; ids: their points and the held penalty rows'): the
-        hints are the rows' normals (see set_side_hints); a render point of an initial overlap found near the
-        surface (gap ≥ −2 slop) on its chosen side goes on by its contacts, one not yet found keeps its side."""
-        set_side_hints(self.hint, self.hinted, pen_point, pen_normal, pen_tangent, point, normal)
+    def after_correction(self, ids, pen_point, pen_normal, pen_tangent, pen_source, point, normal, source, gap, slop,
+                         two_sided):
+        """After the correction (its rows: point, normal, source, gap; ids: their points and the held penalty
+        rows'): the hints are the rows' normals (see set_side_hints; two_sided (colliders' flags, bodies' flags));
+        a render point of an initial overlap found near the surface (gap ≥ −2 slop) on its chosen side goes on by
+        its contacts, one not yet found keeps its side."""
+        set_side_hints(self.hint, self.source, self.hinted, pen_point, pen_normal, pen_tangent, pen_source, point,
+                       normal, source, *two_sided)
         self.hinted = ids
         if self.pending:   # (render points; edges take no initial side)
             npts = len(self.initial)
             self.initial[point[(gap >= -2.0 * slop) & (point < npts)]] = 0.0
             waiting = np.any(self.initial != 0.0, axis=1) & ~np.any(self.hint[:npts] != 0.0, axis=1)
             self.hint[:npts][waiting] = self.initial[waiting]
+            self.source[:npts][waiting] = self.initial_source[waiting]
             self.hinted = np.union1d(self.hinted, np.flatnonzero(waiting))
             self.pending = bool(self.initial.any())
 
 
 @njit(cache=True)
-def set_side_hints(side_hint, hinted, pen_point, pen_normal, pen_tangent, point, normal):
+def set_side_hints(side_hint, hint_source, hinted, pen_point, pen_normal, pen_tangent, pen_source, point, normal,
+                   source, collider_two_sided, body_two_sided):
     """Clear the side hints of the points `hinted`; set those of the normal penalty rows' points to the rows'
-    normals (a point held by its penalty rows alone keeps its side of a two-sided surface), then those of the
-    correction rows' points to theirs (a point's last row wins)."""
+    normals and surfaces (a point held by its penalty rows alone keeps its side of a two-sided surface), then those
+    of the correction rows' points to theirs: a point's last row wins, but a one-sided surface's (which no render
+    point's detection reads) never replaces a two-sided one's."""
     for p in hinted:
         side_hint[p] = 0.0
+        hint_source[p] = -1
     for r in range(pen_point.shape[0]):
         if not pen_tangent[r]:
-            side_hint[pen_point[r]] = pen_normal[r]
+            _set_hint(side_hint, hint_source, pen_point[r], pen_normal[r], pen_source[r], collider_two_sided,
+                      body_two_sided)
     for c in range(point.shape[0]):
-        side_hint[point[c]] = normal[c]
+        _set_hint(side_hint, hint_source, point[c], normal[c], source[c], collider_two_sided, body_two_sided)
+
+
+@njit(cache=True)
+def _two_sided(source, collider_two_sided, body_two_sided):
+    return collider_two_sided[source] if source >= 0 else body_two_sided[-2 - source]
+
+
+@njit(cache=True)
+def _set_hint(side_hint, hint_source, p, normal, source, collider_two_sided, body_two_sided):
+    held = hint_source[p]
+    if (held != -1 and _two_sided(held, collider_two_sided, body_two_sided)
+            and not _two_sided(source, collider_two_sided, body_two_sided)):
+        return
+    side_hint[p] = normal
+    hint_source[p] = source

@@ -13,7 +13,7 @@ from .penalty import ContactPenalty, predicted_rows
 from .response import solve_contacts
 from .rolling import resist_rolling, rigid_spin
 from .row_sets import concat_rows, gather_rows
-from .sides import SideHints
+from .sides import SideHints, row_sources
 from .surface import BodySurface, point_positions
 
 
@@ -110,8 +110,8 @@ class ContactStage:
         lay = self._layout
         return collider_edge_rows(lay, x0, v, dt, live.positions(frac0), live.positions(frac1), live.tris,
                                   live.feature_edges(), margin, self.settings.search_depth,
-                                  self._sides.hint[len(lay["nodes"]):], rows, self.settings.max_contacts_per_point,
-                                  EDGE_STENCIL)
+                                  self._sides.hint[len(lay["nodes"]):], self._sides.source[len(lay["nodes"]):], rows,
+                                  self.settings.max_contacts_per_point, EDGE_STENCIL)
 
     def _rows(self, x0, v, dt, frac0, frac1):
         """The contact rows of the motion x0 + dt v (see _gather), stencils as wide as the widest row needs."""
@@ -160,7 +160,8 @@ class ContactStage:
         # a point found on one side of a two-sided surface stays on it for this step's correction: one resting
         # exactly on a plane that lifts off in the solve was otherwise taken to cross it from below, and held
         # under it (the box of a tipping block sank through the plane)
-        self._sides.keep_pressed(point[~tangent], normal[~tangent])
+        pressed = ~tangent
+        self._sides.keep_pressed(point[pressed], normal[pressed], row_sources(collider[pressed], other[pressed]))
         return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
                               r0, stiffness, kappa, point, collider, other, tangent, const, mu, len(x0),
                               tolerance=self.settings.margin)
@@ -190,8 +191,10 @@ class ContactStage:
         if penalty is not None:
             live = penalty.holding()
             pen = penalty.point[live], penalty_impulse[live], penalty.tangent[live], penalty.normal[live]
+            pen_source = row_sources(penalty.collider[live], penalty.other[live])
         else:
             pen = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.bool_), np.zeros((0, 3))
+            pen_source = np.zeros(0, np.int64)
         # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
         # surface, where they carry its weight; pushing it out in velocity kicks the light cage nodes around
         # it through their tets (measured: 3 tets inverted in most steps of a Suzanne resting on a floor).
@@ -212,7 +215,10 @@ class ContactStage:
         self._memory.update(point, impulse, normal, node, coef, other, x0, work, dt, lay["nodes"], lay["weights"])
         if work is not v:
             v[...] = work
-        self._sides.after_correction(ids, pen[0], pen[3], pen[2], point, normal, gap, self.settings.slop)
+        two_sided = (np.array([not c.closed for c in self.colliders], np.bool_),
+                     np.array([not sf.closed for sf in self.surfaces], np.bool_))
+        self._sides.after_correction(ids, pen[0], pen[3], pen[2], pen_source, point, normal,
+                                     row_sources(collider, other), gap, self.settings.slop, two_sided)
         contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
         if alone.any():
             rows = np.zeros(len(penalty), np.bool_)
@@ -252,7 +258,7 @@ class ContactStage:
         p = point_positions(x0, lay["nodes"][point], lay["weights"][point], 0.0, x0)
         away = np.einsum("cd,cd->c", bulk[lay["group"][point]] - p, normal) < 0.0
         wrong = away & ~closed[collider] & (gap < depth)
-        self._sides.take_initial(point[wrong], -normal[wrong])
+        self._sides.take_initial(point[wrong], -normal[wrong], collider[wrong])
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration

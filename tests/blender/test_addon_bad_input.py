@@ -48,6 +48,13 @@ def test_operators_refuse_bad_objects_and_leave_the_mesh_alone(blender, softfem,
     assert "single-user" in one_line(exc)
     bpy.data.objects.remove(twin)
 
+    ball.scale = (1.0, 1.0, 0.0)   # refused up front, not once a frame
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "zero scale" in one_line(exc)
+    assert len(ball.modifiers) == 0 and not ball.softfem.enabled
+    ball.scale = (1.0, 1.0, 1.0)
+
     monkeypatch.setattr(softfem.addon.dependencies, "missing_modules", lambda: ["numba"])
     with pytest.raises(RuntimeError) as exc:
         bpy.ops.softfem.add_soft_body()
@@ -141,3 +148,13 @@ def test_an_unexpected_error_is_still_one_line(blender, softfem, monkeypatch):
         bpy.ops.softfem.add_soft_body()
     assert "unexpected TypeError: boom" in one_line(exc)
     assert len(ball.modifiers) == 0 and not ball.softfem.enabled
+
+
+def test_a_mesh_selected_with_a_curve_becomes_a_soft_body_and_the_curve_is_only_warned_about(blender):
+    bpy = blender
+    bpy.ops.curve.primitive_bezier_curve_add()
+    curve = bpy.context.active_object
+    ball = add_ico(bpy, subdivisions=1)
+    curve.select_set(True)
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}     # a warning, which a script does not see as failure
+    assert ball.softfem.enabled and not curve.softfem.enabled

@@ -29,23 +29,24 @@ def _all_against_all(stage, x0, v, dt, margin):
         c1 = np.concatenate([c.end for c in live])
         thick = np.concatenate([np.full(len(c.triangles), c.thickness) for c in live])
         onesided = np.concatenate([np.full(len(c.triangles), c.closed) for c in live])
-        sets.append((tris, c0, c1, np.full(len(tris), -1), thick, onesided, "collider"))
+        source = np.concatenate([np.full(len(c.triangles), c.index) for c in live])
+        sets.append((tris, c0, c1, np.full(len(tris), -1), source, thick, onesided, "collider"))
     poffs = np.cumsum([0] + [len(sf) for sf in stage.surfaces])
     for j, sf in enumerate(stage.surfaces):
         if len(sf.triangles):
             m = len(sf.triangles)
-            sets.append((sf.triangles + poffs[j], p0, p1, np.full(m, j), np.full(m, s.body_thickness),
-                         np.full(m, sf.closed), "body"))
+            sets.append((sf.triangles + poffs[j], p0, p1, np.full(m, j), np.full(m, -2 - j),
+                         np.full(m, s.body_thickness), np.full(m, sf.closed), "body"))
     found = set()
     K = s.max_contacts_per_point
     n = len(p0)
-    for tris, v0, v1, group, thick, onesided, kind in sets:
+    for tris, v0, v1, group, source, thick, onesided, kind in sets:
         bvh = BVH(v0, tris)
         bvh.refit(v0, v1, reach(thick, onesided))
         slot_tri = np.empty((n, K), np.int64)
         detect(p0, p1, np.arange(n), lay["group"], v0, v1, tris, np.zeros((0, 3)), group, thick, onesided, bvh.left,
                bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi, margin, s.search_depth, stage._sides.hint,
-               slot_tri, np.empty((n, K, 3)), np.empty((n, K, 3)), np.empty((n, K)))
+               stage._sides.source, source, slot_tri, np.empty((n, K, 3)), np.empty((n, K, 3)), np.empty((n, K)))
         for i, t in zip(*np.nonzero(slot_tri >= 0)):
             tri = slot_tri[i, t]
             found.add((i, tri, -1) if kind == "collider" else (i, -1, tri))

@@ -384,3 +384,16 @@ def test_rows_from_edge_contacts_stop_an_edge_falling_across_a_ridge():
     mid = (1 - s) * end[0] + s * end[1]
     assert mid[2] == pytest.approx(0.1, abs=1e-5) and d < 1e-5      # resting on the ridge, not through it
     assert np.allclose(vel[:, 2], -0.02 / dt, atol=1e-4)             # and no faster than needed
+
+
+def test_a_side_hint_from_another_surface_does_not_orient_an_edge_pair():
+    seg = np.array([[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]])
+    e = np.array([[0, 1]])
+    p0 = np.array([[-0.5, 0.3, -0.003], [0.5, 0.3, -0.003]])   # 3 mm below
+    other = EdgeBVH(seg, e)
+    hint = np.array([[0.0, 0.0, 1.0]])
+    ec = edge_contacts(e, p0, p0, other, seg, seg, 0.0, 1e-4, 0.01, side_hint=hint, hint_source=np.array([3]),
+                       other_source=np.array([3]))
+    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1])      # its own edge's side: kept above
+    assert len(edge_contacts(e, p0, p0, other, seg, seg, 0.0, 1e-4, 0.01, side_hint=hint, hint_source=np.array([-2]),
+                             other_source=np.array([3]))) == 0          # another surface's: below is fine

@@ -353,3 +353,44 @@ def test_rows_outside_the_working_set_keep_their_friction(floor, expected):
     assert np.allclose(vel[0], [expected, 0, 0], atol=1e-7)
     assert np.allclose(lam_t.sum(axis=0), [-2.0 * (1.0 - expected), 0, 0], atol=1e-7)
     assert (np.linalg.norm(lam_t, axis=1) <= lam_n + floor + 1e-12).all()
+
+
+def _plane_sides(hint, hint_source, height=1e-4):
+    """The rows the detect kernel gives a point `height` above an open zero-thickness floor plane (collider 0)
+    whose side hint is `hint` from surface `hint_source` (core.contact.sides): their normals."""
+    from core.contact.detect import detect
+    v = np.array([[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 1.0, 0.0]])
+    tris = np.array([[0, 1, 2], [0, 2, 3]])
+    bvh = BVH(v, tris)
+    bvh.refit(v, v, np.full(2, 0.02))
+    p = np.array([[0.1, 0.2, height]])
+    slot_tri, slot_n = np.empty((1, 4), np.int64), np.empty((1, 4, 3))
+    detect(p, p, np.array([0]), np.array([0]), v, v, tris, np.zeros((0, 3)), np.full(2, -1), np.zeros(2),
+           np.zeros(2, np.bool_), bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi, 1e-3, 0.01,
+           np.array([hint], np.float64), np.array([hint_source]), np.zeros(2, np.int64), slot_tri, np.empty((1, 4, 3)),
+           slot_n, np.empty((1, 4)))
+    return slot_n[0][slot_tri[0] >= 0]
+
+
+def test_a_side_hint_tells_only_its_own_surfaces_side():
+    # the plane's own hint keeps a point on the side it was held on, even above the plane
+    assert np.allclose(_plane_sides([0.0, 0.0, -1.0], 0), [[0, 0, -1]])
+    # a cube's corner resting on a floor plane and pressed against another cube's face (its normal level with the
+    # floor, a hair downward) was taken to be below the floor and pushed through it (a pile of ten default cubes)
+    assert np.allclose(_plane_sides([0.97, 0.23, -0.01], -2), [[0, 0, 1]])
+    assert np.allclose(_plane_sides([0.97, 0.23, -0.01], 1), [[0, 0, 1]])   # another collider's
+    assert np.allclose(_plane_sides([0.0, 0.0, 0.0], -1), [[0, 0, 1]])      # none: the side it starts on
+
+
+def test_a_one_sided_surfaces_row_keeps_a_points_side_of_a_two_sided_one():
+    from core.contact.sides import SideHints, body_source
+    sides = SideHints(2, 2)
+    floor, cube = 0, body_source(1)
+    two_sided = (np.array([True]), np.array([False, False]))      # an open floor plane; closed cubes
+    # point 0 rests on the floor and touches the other cube, whose row comes last; point 1 touches the cube alone
+    sides.after_correction(np.array([0, 1]), np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros(0, np.bool_),
+                           np.zeros(0, np.int64), np.array([0, 0, 1]), np.array([[0, 0, 1.0], [0.97, 0.23, -0.01],
+                                                                                  [1.0, 0.0, 0.0]]),
+                           np.array([floor, cube, cube]), np.zeros(3), 1e-3, two_sided)
+    assert np.allclose(sides.hint[0], [0, 0, 1]) and sides.source[0] == floor
+    assert np.allclose(sides.hint[1], [1, 0, 0]) and sides.source[1] == cube

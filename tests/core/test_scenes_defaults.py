@@ -121,6 +121,29 @@ def test_two_stacked_default_cubes_rest_on_each_other_and_fall_asleep():
     assert w.asleep.all()
 
 
+def test_ten_default_cubes_tumbling_into_a_pile_on_a_floor_plane_never_go_through_it():
+    # Blender's floor: an open plane with its default 2 cm shell. A cube's corner resting on it and touching another
+    # cube took that cube's face normal (level with the floor, 0.01 downward) as its side of the floor, was pushed
+    # through it at frame 20 and then held under it.
+    w = core.World(settings=core.SolverSettings(cg_iterations=50))
+    w.add_collider(*plane(10.0), friction=0.5, thickness=0.02)
+    rng = np.random.default_rng(1)
+    cubes = []
+    for i in range(10):
+        at = [*rng.uniform(-0.12, 0.12, 2), 0.25 + 0.3 * i]
+        (cx, sx), (cy, sy), (cz, sz) = ((np.cos(a), np.sin(a)) for a in rng.uniform(0.0, 0.6, 3))
+        turn = (np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]]) @ np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+                @ np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]]))
+        v, t = box_surface((-0.1, -0.1, -0.1), (0.1, 0.1, 0.1))
+        tm = core.tetrahedralize(v @ turn.T + at, t, resolution=12, mode="cage")
+        tm.embedding.triangles = t
+        cubes.append((tm, w.add_body(tm, defaults())))
+    for _ in range(30 * 4):
+        w.step(DT)
+        lowest = min(tm.embedding.positions(body.x)[:, 2].min() for tm, body in cubes)
+        assert lowest > 0.02 - 0.001, f"a corner {lowest * 1e3:.1f} mm above the floor's mid-plane"
+
+
 def test_a_dropped_cube_comes_to_rest_sleeps_and_wakes_when_hit():
     size = 0.2
     w = world_on_floor()
