@@ -21,9 +21,9 @@ class ContactSettings:
     max_contacts_per_point: constraints kept per render vertex (the most violated), default 4.
     slop: penetration left to the penalty rows of the implicit solve, m (default 5e-4): the correction after
         the solve pushes out only what lies deeper.
-    edge_contacts: also hold the bodies' render edges against the colliders' sharp (feature) edges (default
-        True); False: render vertices against collider triangles only, and a sharp edge (a step, a thin bar)
-        cuts between a coarse body's vertices.
+    edge_contacts: also hold the bodies' render edges against the colliders' and the other bodies' sharp (feature)
+        edges (default True); False: render vertices against triangles only, and a sharp edge (a step, a thin bar,
+        a tilted cube's) cuts between a coarse body's vertices.
     rolling_resistance: η of core.contact.rolling: a contact patch brakes rolling with a torque of at most η times
         its radius times its normal force (default 0.1; 0: no rolling resistance).
     """

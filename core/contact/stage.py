@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
+from .body_edges import BodyEdges, body_edge_rows
 from .colliders import Collider, ContactSettings
 from .contacts import Contacts, append_penalty_contacts
 from .correction import correction_report, correction_targets
@@ -118,6 +119,13 @@ class ContactStage:
         rows, near_colliders = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
         if near_colliders:
             rows += self._edge_rows(x0, v, dt, frac0, frac1, self.settings.margin, rows)
+        if self.settings.edge_contacts and len(self.surfaces) > 1:
+            lay = self._layout
+            if "body_edges" not in lay:
+                lay["body_edges"] = BodyEdges(lay, self.surfaces)
+            rows += body_edge_rows(lay, self.surfaces, lay["body_edges"], x0, v, dt, self.settings.body_thickness,
+                                   self.settings.margin, self.settings.search_depth,
+                                   self.settings.max_contacts_per_point)
         # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
         return concat_rows(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 

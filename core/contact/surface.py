@@ -30,7 +30,8 @@ class BodySurface:
     triangles) touching with its corners alone would carry its whole load on the few tets at its corners, which
     a soft material cannot (a default cube crushed its corners and slid down a slope at any friction). Without
     an embedding, the tet mesh's boundary nodes and faces. `edges`: the render edges (as the user sees them,
-    not split), which edge rows hold off colliders' sharp edges.
+    not split), which edge rows hold off colliders' and other bodies' sharp edges; `render_triangles`, over the
+    first `num_render_points` points: the render triangles, not split.
     """
 
     def __init__(self, mesh, friction, name):
@@ -47,6 +48,7 @@ class BodySurface:
                 tris = np.zeros((0, 3), np.int64)
             tris = np.ascontiguousarray(tris, dtype=np.int64).reshape(-1, 3)
             self.edges = unique_edges(tris)
+            self.render_triangles, self.num_render_points = tris, len(emb.tet)
             rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
             samples, parents, tris = refine_to_length(rest, tris, median_edge(mesh.nodes, mesh.tets))
             if len(samples):
@@ -63,11 +65,13 @@ class BodySurface:
             self.weights[:, 0] = 1.0
             self.triangles = local.reshape(-1, 3).astype(np.int64)
             self.edges = unique_edges(self.triangles)
+            self.render_triangles, self.num_render_points = self.triangles, len(ids)
         rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
         self.rest = rest
         self.closed = closed_and_oriented(rest, self.triangles)
         if self.closed and enclosed_volume(rest, self.triangles) < 0:
             self.triangles = self.triangles[:, [0, 2, 1]].copy()
+            self.render_triangles = self.render_triangles[:, [0, 2, 1]].copy()
 
     def __len__(self):
         return len(self.nodes)
