@@ -29,12 +29,16 @@ def _samples(v, t, n):
 
 
 def _depth(pa, pb, t):
-    """How deep the surface of a (dense samples) is inside the closed surface b (distance to b's samples)."""
+    """How deep the surface of a (dense samples) is inside the closed, near-convex surface b: a sample inside is as
+    deep as its distance to the nearest of b's triangles' planes (exact for a convex b)."""
     s = _samples(pa, t, 12)
     inside = s[_winding(s, pb, t) > 0.5]
     if not len(inside):
         return 0.0
-    return float(np.linalg.norm(inside[:, None] - _samples(pb, t, 24)[None], axis=2).min(axis=1).max())
+    a, b, c = pb[t[:, 0]], pb[t[:, 1]], pb[t[:, 2]]
+    n = np.cross(b - a, c - a)
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    return float(np.abs(np.einsum("tk,ptk->pt", n, inside[:, None] - a[None])).min(axis=1).max())
 
 
 @pytest.mark.parametrize("edges, deepest", [(True, 0.001), (False, None)])
