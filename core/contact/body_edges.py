@@ -20,27 +20,28 @@ from .surface import point_positions
 
 
 class BodyEdges:
-    """Per body: its render edges (indices into the layout's "edges"), which of them are sharp (is_sharp), and its
-    sharp render edges as pairs of its render points with their adjacent render triangles (−1: two-sided) in an
-    EdgeBVH (None: none). (Not the contact surface's split edges: two edges crossing where one is split met at its
-    split point, where neither edge's side is defined, and the pair was lost.)"""
+    """Per body: the index of its first point in the layout (first) and its render points' count, its sharp render
+    edges (mine: indices into the layout's "edges"), the same as pairs of its render points with their adjacent
+    render triangles (−1: two-sided) in an EdgeBVH (None: none), and the render points the detection reads (used:
+    the sharp edges' and their triangles'). (Not the contact surface's split edges: two edges crossing where one is
+    split met at its split point, where neither edge's side is defined, and the pair was lost.)"""
 
     def __init__(self, lay, surfaces):
         poffs = np.concatenate([[0], np.cumsum([len(s) for s in surfaces])])
-        num_points = len(lay["nodes"])
-        edge_body = lay["group"][num_points:]
-        self.render = [np.flatnonzero(edge_body == b) for b in range(len(surfaces))]
-        self.sharp, self.faces, self.bvh, self.points, self.is_sharp = [], [], [], [], []
+        edge_body = lay["group"][len(lay["nodes"]):]
+        self.first, self.count, self.mine, self.faces, self.bvh, self.used = [], [], [], [], [], []
         for b, s in enumerate(surfaces):
             rest = s.rest[:s.num_render_points]
             fe, fa = feature_edges(rest, s.render_triangles, closed=s.closed) if len(s.render_triangles) else (
                 np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64))
-            self.sharp.append(fe)
+            render = np.flatnonzero(edge_body == b)
+            sharp = np.isin(_keys(lay["edges"][render] - poffs[b], len(s)), _keys(fe, len(s)))
+            self.first.append(int(poffs[b]))
+            self.count.append(s.num_render_points)
+            self.mine.append(render[sharp])
             self.faces.append(fa)
             self.bvh.append(EdgeBVH(rest, fe) if len(fe) else None)
-            self.points.append(np.arange(poffs[b], poffs[b] + s.num_render_points))
-            mine = lay["edges"][self.render[b]] - poffs[b]
-            self.is_sharp.append(np.isin(_keys(mine, len(s)), _keys(fe, len(s))))
+            self.used.append(np.unique(np.concatenate([fe.ravel(), s.render_triangles[fa[fa >= 0]].ravel()])))
 
 
 def _keys(edges, n):
@@ -59,25 +60,26 @@ def body_edge_rows(lay, surfaces, edges, x0, v, dt, thickness, margin, search_de
     positions = {}
 
     def at(b):
+        """Body b's render points at the start and end of the motion (those the detection reads; zeros elsewhere)."""
         if b not in positions:
-            pts = edges.points[b]
-            positions[b] = (point_positions(x0, nodes[pts], weights[pts], 0.0, v),
-                            point_positions(x0, nodes[pts], weights[pts], dt, v))
+            used = edges.used[b]
+            pts = edges.first[b] + used
+            p0, p1 = np.zeros((edges.count[b], 3)), np.zeros((edges.count[b], 3))
+            p0[used] = point_positions(x0, nodes[pts], weights[pts], 0.0, v)
+            p1[used] = point_positions(x0, nodes[pts], weights[pts], dt, v)
+            positions[b] = p0, p1
         return positions[b]
 
     for a in range(len(surfaces)):
         for b in range(a + 1, len(surfaces)):
-            if edges.bvh[b] is None:
+            mine = edges.mine[a]
+            if edges.bvh[b] is None or not len(mine):
                 continue
             if np.any(boxes[a, 0] > boxes[b, 1]) or np.any(boxes[a, 1] < boxes[b, 0]):
                 continue
-            mine = edges.render[a][edges.is_sharp[a]]
-            if not len(mine):
-                continue
             a0, a1 = at(a)
             b0, b1 = at(b)
-            first = edges.points[a][0]
-            ec = edge_contacts(lay["edges"][mine] - first, a0, a1, edges.bvh[b], b0, b1, thickness, margin,
+            ec = edge_contacts(lay["edges"][mine] - edges.first[a], a0, a1, edges.bvh[b], b0, b1, thickness, margin,
                                search_depth, faces=edges.faces[b], triangles=surfaces[b].render_triangles,
                                max_per_edge=max_per_edge)
             if not len(ec):
@@ -85,9 +87,10 @@ def body_edge_rows(lay, surfaces, edges, x0, v, dt, thickness, margin, search_de
             n = len(ec)
             node = np.full((n, 2 * EDGE_STENCIL), -1, np.int64)
             coef = np.zeros((n, 2 * EDGE_STENCIL))
-            node[:, :EDGE_STENCIL], coef[:, :EDGE_STENCIL] = edge_stencil(ec.points + first, ec.s, nodes, weights)
-            theirs, their_coef = edge_stencil(ec.other_points + edges.points[b][0], ec.t, nodes, weights)
-            node[:, EDGE_STENCIL:2 * EDGE_STENCIL], coef[:, EDGE_STENCIL:2 * EDGE_STENCIL] = theirs, -their_coef
+            node[:, :EDGE_STENCIL], coef[:, :EDGE_STENCIL] = edge_stencil(ec.points + edges.first[a], ec.s, nodes,
+                                                                          weights)
+            theirs, their_coef = edge_stencil(ec.other_points + edges.first[b], ec.t, nodes, weights)
+            node[:, EDGE_STENCIL:], coef[:, EDGE_STENCIL:] = theirs, -their_coef
             point = len(nodes) + mine[ec.edge]
             rows.append((EdgeRowSet(point, np.ascontiguousarray(ec.normal), ec.gap), node, coef, np.zeros((n, 3)),
                          np.zeros(n), np.full(n, -1, np.int64), np.full(n, b, np.int64)))
