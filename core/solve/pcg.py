@@ -98,12 +98,16 @@ def _advance(x, r, p, ap, step):
 
 @njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, x, r, p, z,
-                                 ap, lo, hi, rz, limit, max_iterations, serial):
+                                 ap, lo, hi, rz, limit, max_iterations, serial, coarse_ranges, coarse_inverse):
     """The iterations of block-Jacobi CG on assembled blocks in one kernel (a Python loop of kernel calls spent
     ~25 µs an iteration in dispatch, a fifth of a small body's step): the island's rows lo ≤ n < hi, its bodies'
     block rows `ranges` (B,2) and its contact penalty blocks `pblocks`, from r, z = S P⁻¹ r, p = z and rz = r·z,
     until rz ≤ limit or max_iterations. Whole-model arrays. serial: the kernels run on one thread (the products then
-    read the upper blocks alone, block_sparse.upper_product). Returns (iterations, rz)."""
+    read the upper blocks alone, block_sparse.upper_product). coarse_ranges (C,2), coarse_inverse (3C,3C): bodies
+    whose rigid translations are added to the preconditioner as a coarse space (Translations.coarse; C = 0 for
+    none): z += R (Rᵀ A R)⁻¹ Rᵀ r, additively; p is set from that on entry. The stopping test and the rz returned
+    stay block-Jacobi's, so the tolerance means what it meant. Returns (iterations, rz)."""
+    rz_full = rz + _coarse_step(r, free, p, coarse_ranges, coarse_inverse)
     it = 0
     while it < max_iterations and rz > limit:
         pap = 0.0
@@ -117,20 +121,67 @@ def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef,
             pap += penalty_product(pnode, pcoef, pk, pblocks, p, free, ap)
         if not pap > 0.0:
             break
-        step = rz / pap
+        step = rz_full / pap
         rz_new = 0.0
         for n in prange(lo, hi):
             for k in range(3):
                 x[n, k] += step * p[n, k]
                 r[n, k] -= step * ap[n, k]
             rz_new += _block_solve(pinv, r, free, z, n)
-        beta = rz_new / rz
+        # p = z + β p with the coarse term added to z; z and p are whole-model, so p's coarse rows get it after
+        coarse = np.zeros((coarse_ranges.shape[0], 3))
+        rz_full_new = rz_new + _coarse_solve(r, free, coarse_ranges, coarse_inverse, coarse)
+        beta = rz_full_new / rz_full
         for n in prange(lo, hi):
             for k in range(3):
                 p[n, k] = z[n, k] + beta * p[n, k]
-        rz = rz_new
+        _add_coarse(p, free, coarse_ranges, coarse)
+        rz, rz_full = rz_new, rz_full_new
         it += 1
     return it, rz
+
+
+@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
+def _coarse_solve(r, free, ranges, inverse, y):
+    """y (C,3) = (Rᵀ A R)⁻¹ Rᵀ r for the translations R of the bodies' rows `ranges` (C,2) (inverse: that matrix's
+    inverse); returns r·R y."""
+    nc = ranges.shape[0]
+    if nc == 0:
+        return 0.0
+    g = np.zeros(3 * nc)
+    for c in range(nc):
+        s0 = s1 = s2 = 0.0
+        for n in prange(ranges[c, 0], ranges[c, 1]):
+            s0 += free[n] * r[n, 0]
+            s1 += free[n] * r[n, 1]
+            s2 += free[n] * r[n, 2]
+        g[3 * c], g[3 * c + 1], g[3 * c + 2] = s0, s1, s2
+    acc = 0.0
+    for i in range(3 * nc):
+        v = 0.0
+        for j in range(3 * nc):
+            v += inverse[i, j] * g[j]
+        y[i // 3, i % 3] = v
+        acc += g[i] * v
+    return acc
+
+
+@njit(parallel=True, cache=True)
+def _add_coarse(p, free, ranges, y):
+    """p += R y: each body's rows of `ranges` moved by its translation y (C,3), where free."""
+    for c in range(ranges.shape[0]):
+        for n in prange(ranges[c, 0], ranges[c, 1]):
+            for k in range(3):
+                p[n, k] += free[n] * y[c, k]
+
+
+@njit(cache=True)
+def _coarse_step(r, free, p, ranges, inverse):
+    """The coarse term of the first preconditioned residual: p += R y, y the coarse solve of r; returns r·R y."""
+    y = np.zeros((ranges.shape[0], 3))
+    acc = _coarse_solve(r, free, ranges, inverse, y)
+    _add_coarse(p, free, ranges, y)
+    return acc
 
 
 @njit(parallel=True, cache=True)
@@ -247,7 +298,8 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
     p[:] = z
     if multigrid is None and fine is not None:
         it, rz = _assembled_jacobi_iterations(*fine, pinv_all, free_all, x_all, work.r, work.p, work.z, work.ap, lo, hi,
-                                              rz, tolerance * tolerance * ref, max_iterations, get_num_threads() == 1)
+                                              rz, tolerance * tolerance * ref, max_iterations, get_num_threads() == 1,
+                                              *translations.coarse())
         translations.correct(x_all, work.r, work.t)
         return it, float(np.sqrt(max(rz, 0.0) / ref))
     it = 0

@@ -1,7 +1,10 @@
-"""The Galerkin correction of a CG solve on its bodies' rigid translations (momentum balanced exactly)."""
+"""The Galerkin correction of a CG solve on its bodies' rigid translations (momentum balanced exactly), and the coarse
+space they give its preconditioner."""
 import numpy as np
 
 from ..jit import njit
+
+_NO_RANGES, _NO_INVERSE = np.zeros((0, 2), np.int64), np.zeros((0, 0))
 
 
 class Translations:
@@ -36,6 +39,16 @@ class Translations:
                                   self.touched)
             if self.touched.any():
                 self.matrix = e.reshape(3 * nb, 3 * nb)
+
+    def coarse(self):
+        """(ranges (C,2), inverse (3C,3C)): the bodies' translations as a coarse space of the CG's preconditioner,
+        with the inverse of their Galerkin matrix; empty unless contact rows couple two or more of them. Between
+        bodies a soft contact leaves their relative translations the slowest modes for block-Jacobi: on five stacked
+        default cubes the coarse space took a step's three solves from 108 to 71 iterations (44 → 22, 23 → 16,
+        41 → 33); the translations did as well as the rigid modes with the rotations. A single body gained nothing."""
+        if self.matrix is None or len(self.ranges) < 2:
+            return _NO_RANGES, _NO_INVERSE
+        return self.ranges, np.linalg.inv(self.matrix)
 
     def correct(self, x, r, scratch, untouched=False):
         """x += the translations' Galerkin correction for residual r = S (b − A x), and r updated to match (whole-model
