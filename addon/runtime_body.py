@@ -26,7 +26,7 @@ class Body:
         self.pin_vertices = None
         self.pin_fit = None
         if self.embedding is not None:
-            self.vertex_nodes = tm.tets[self.embedding.tet]
+            self.vertex_nodes = self.embedding.point_nodes
             self.vertex_weights = self.embedding.weights
         else:  # conforming mesh without an embedding: every vertex is its own node
             idx = np.arange(tm.num_nodes)

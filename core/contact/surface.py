@@ -39,7 +39,7 @@ class BodySurface:
         self.name = name
         self.friction = float(friction)
         if emb is not None:
-            self.nodes = np.ascontiguousarray(mesh.tets[emb.tet], dtype=np.int64)
+            self.nodes = np.ascontiguousarray(emb.point_nodes, dtype=np.int64)
             self.weights = np.ascontiguousarray(emb.weights, dtype=np.float64)
             tris = getattr(emb, "triangles", None)
             if tris is None:

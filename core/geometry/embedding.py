@@ -84,6 +84,12 @@ class Embedding:
     def __len__(self):
         return len(self.tet)
 
+    @property
+    def point_nodes(self):
+        """(n,4): the nodes each point's weights are for, in their order. Not a TetMesh's tets[tet]: a TetMesh
+        reorders a negatively oriented tet's nodes (a mirrored body's), the embedding keeps the order it was made in."""
+        return self._tets[self.tet]
+
     def positions(self, nodes):
         """Embedded point positions (n,3) for node positions (N,3): sum_i weights[:, i] * nodes[tets[tet, i]]."""
         return _interpolate(np.ascontiguousarray(nodes, dtype=np.float64), self._tets, self.tet, self.weights)

@@ -59,6 +59,35 @@ def test_ball_dropped_on_a_plane_comes_to_rest_without_jitter_and_keeps_its_volu
     assert abs(w.contacts.forces[:, 2].sum() - weight) < 0.05 * weight
 
 
+def _mirrored(tm):
+    """The same body mirrored in x, as the add-on builds a body whose object has a negative scale: nodes mirrored,
+    the tets as they were (the TetMesh reorients them) and the embedding shared."""
+    return core.TetMesh(tm.nodes * [-1.0, 1.0, 1.0], tm.tets, embedding=tm.embedding, mass_weights=tm.mass_weights)
+
+
+def test_a_mirrored_body_collides_with_its_render_surface():
+    tm, tris = soft_ball(2, 0.1, (0.0, 0.0, 0.105), resolution=5)
+    mirrored = _mirrored(tm)
+    assert np.all(mirrored.volumes() > 0.0)
+    lowest, drift = [], []
+    for mesh in (tm, mirrored):
+        w = core.World()
+        b = w.add_body(mesh, rubber(damping=0.01))
+        w.add_collider(*plane(), friction=0.5, thickness=0.01)
+        # the contact surface's points are the render vertices (a mirrored body's were up to 3.4 cm off them)
+        surface = w._contact.surfaces[0]
+        render = mesh.embedding.positions(mesh.nodes)
+        assert np.abs(surface.rest[:len(render)] - render).max() < 1e-12
+        for _ in range(60):
+            w.step(1 / 120)
+        p = mesh.embedding.positions(b.x)
+        lowest.append(p[:, 2].min())
+        drift.append(np.linalg.norm(p[:, :2].mean(axis=0)))
+    # both rest on the plane's 1 cm shell, where they landed
+    assert lowest[0] == pytest.approx(0.01, abs=1e-3) and lowest[1] == pytest.approx(lowest[0], abs=1e-4)
+    assert max(drift) < 1e-3
+
+
 def _block_on_incline(mu, seconds, dt=1 / 60):
     """A 10 cm block on a 30° incline (gravity tilted instead of the plane: the same physics)."""
     theta = np.radians(30)
