@@ -58,10 +58,16 @@ def _static(obj):
             and all(m.type == 'COLLISION' for m in obj.modifiers))
 
 
+def static_place(obj):
+    """The object's world matrix as a tuple when nothing animates its transform, else None (its animation places
+    it): moving a static object is an edit the cache depends on."""
+    return None if transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
+
+
 def identity(obj, fresh=False):
     """What a simulation depends on in a collider besides its animation: name, friction, thickness, its mesh
     and, when nothing animates its transform, where it stands (moving a static collider outdates the cache)."""
-    place = None if transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
+    place = static_place(obj)
     friction = animation.setting_key(obj, "softfem.friction", obj.softfem.friction)
     return (obj.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj, fresh), place)
 

@@ -11,6 +11,7 @@ from .frame_cache import FrameCache
 from .report import one_line
 from .scene_settings import (cache_location, frame_range, gravity, material, mean_edge, preconditioner,
                              signature, soft_bodies)
+from .soft_body import check_meshes_not_shared
 
 _SESSIONS = {}
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
@@ -92,12 +93,15 @@ class Session:
             self.cache.disk = {}
 
     def _build_bodies(self, scene):
-        self.bodies = []
-        for obj in soft_bodies(scene):
+        objects = soft_bodies(scene)
+        check_meshes_not_shared(objects)
+        bodies = []
+        for obj in objects:
             tm = cage.get_cage(obj)
             if not obj.softfem.cage_key:  # added while the solver was being prepared: show its counts now
                 cage.record(obj, tm)
-            self.bodies.append(Body(obj, tm))
+            bodies.append(Body(obj, tm))
+        self.bodies = bodies
 
     def _animated_pose(self, obj, body, depsgraph):
         """World cage node positions of the object's animated shape and place at the current frame."""

@@ -7,14 +7,25 @@ def check_target(obj):
     """Raise ValueError with a one-line reason if the object cannot become a soft body."""
     if obj.type != 'MESH':
         raise ValueError(f"'{obj.name}' is not a mesh (its type is {obj.type.lower()})")
-    if obj.data.users > 1:
-        raise ValueError(f"'{obj.name}' shares its mesh with {obj.data.users - 1} other user(s): "
-                         "make it single-user first")
+    others = obj.data.users - 1 - int(obj.data.use_fake_user)   # (a fake user is no other object)
+    if others > 0:
+        raise ValueError(f"'{obj.name}' shares its mesh with {others} other user(s): make it single-user first")
     group = obj.softfem.pin_group
     if group and obj.vertex_groups.get(group) is None:
         raise ValueError(f"pin group '{group}' not found on '{obj.name}'")
     cage.require_faces(obj)
     bridge.world_to_local(obj)   # (a zero scale: its world-space mesh is flat)
+
+
+def check_meshes_not_shared(bodies):
+    """Raise RuntimeError naming two soft bodies that share one mesh (a linked duplicate, Alt+D, of a soft body):
+    each writes its simulated shape into that mesh, so both would show the one written last."""
+    seen = {}
+    for obj in bodies:
+        other = seen.setdefault(obj.data.as_pointer(), obj)
+        if other is not obj:
+            raise RuntimeError(f"'{other.name}' and '{obj.name}' share one mesh: make them single-user (Object > "
+                               "Relations > Make Single User > Object & Data) to simulate both")
 
 
 def add(obj):

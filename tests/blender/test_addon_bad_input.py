@@ -158,3 +158,35 @@ def test_a_mesh_selected_with_a_curve_becomes_a_soft_body_and_the_curve_is_only_
     curve.select_set(True)
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}     # a warning, which a script does not see as failure
     assert ball.softfem.enabled and not curve.softfem.enabled
+
+
+def test_two_soft_bodies_sharing_one_mesh_are_reported_until_made_single_user(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    ball = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 1.0))
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    bpy.ops.object.duplicate_move_linked(TRANSFORM_OT_translate={"value": (1.5, 0.0, 0.0)})   # Alt+D
+    twin = bpy.context.active_object
+    assert twin is not ball and twin.data == ball.data and twin.softfem.enabled
+    scene.frame_set(1)
+    sess = softfem.addon.session.existing(scene)
+    assert "share one mesh" in sess.error and "Ball" in sess.error and twin.name in sess.error
+    assert "\n" not in sess.error
+    scene.frame_set(2)
+    assert sess.core_calls == 0                       # nothing simulated into the shared mesh
+    twin.data = twin.data.copy()                       # Make Single User > Object & Data
+    scene.frame_set(1)
+    scene.frame_set(2)
+    assert sess.error is None and sess.core_calls > 0
+    z = [softfem.addon.session.existing(scene).positions(scene, o.name, 2)[:, 2].mean() for o in (ball, twin)]
+    assert z[0] == pytest.approx(z[1], abs=1e-6) and z[0] < 1.0   # both fall, each from its own place
+
+
+def test_a_mesh_with_a_fake_user_is_not_refused_as_shared(blender, softfem):
+    bpy = blender
+    ball = add_ico(bpy, subdivisions=1)
+    ball.data.use_fake_user = True
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    assert ball.softfem.enabled

@@ -1,6 +1,7 @@
-"""Edits Blender makes through depsgraph updates outdate the cache: pin group weights, a static collider moved;
-playing frames (the write-back's own updates, a keyframed collider) does not."""
+"""Edits Blender makes through depsgraph updates outdate the cache: pin group weights, a static collider moved, a soft
+body moved, turned or scaled; playing frames (the write-back's own updates, a keyframed collider) does not."""
 import numpy as np
+import pytest
 from addon_testing import add_ico
 
 
@@ -73,6 +74,31 @@ def test_moving_a_static_collider_outdates_the_cache_a_keyframed_one_plays(blend
     assert not status(scene)["outdated"]                # back where the frames were simulated
     floor.softfem.friction = 0.9
     assert status(scene)["outdated"]
+
+
+def test_moving_a_soft_body_between_plays_outdates_the_cache_and_the_replay_starts_where_it_now_is(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    status = softfem.addon.status.cache_status
+    ball = add_ico(bpy, subdivisions=2, radius=0.25, location=(0.0, 0.0, 1.0))
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    play(bpy, scene, range(1, 6))
+    assert not status(scene)["outdated"] and status(scene)["frames"] == 5
+    play(bpy, scene, [1])
+    ball.location.x = 2.0                               # the artist places it better, then plays again
+    bpy.context.view_layer.update()
+    assert status(scene)["outdated"]
+    play(bpy, scene, range(1, 6))
+    assert not status(scene)["outdated"] and status(scene)["frames"] == 5
+    sess = softfem.addon.session.existing(scene)
+    assert sess.positions(scene, ball.name, 5)[:, 0].mean() == pytest.approx(2.0, abs=1e-3)
+    ball.scale = (1.5, 1.5, 1.5)
+    bpy.context.view_layer.update()
+    assert status(scene)["outdated"]
+    play(bpy, scene, [1])
+    reach = max(abs(v.co.x) for v in ball.data.vertices)
+    assert np.abs(sess.positions(scene, ball.name, 1)[:, 0] - 2.0).max() == pytest.approx(1.5 * reach, rel=1e-6)
 
 
 def test_undoing_a_weight_edit_outdates_the_frames_simulated_with_it(blender, softfem):
