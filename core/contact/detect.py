@@ -58,8 +58,8 @@ def triangle_normals(v, tris, out):
 
 @njit(cache=True, parallel=True)
 def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick, tri_onesided,
-           left, right, start, count, order, lo, hi, margin, search_depth, side_hint, hint_source, tri_source,
-           slot_tri, slot_b, slot_n, slot_gap):
+           left, right, start, count, order, lo, hi, margin, search_depth, hint_depth, side_hint, hint_source,
+           tri_source, slot_tri, slot_b, slot_n, slot_gap):
     """Fill up to K contact constraints per point (slot_* arrays of shape (P,K,...), slot_tri -1 when empty).
 
     Row i of p0, p1 (start and end positions) is point ids[i] of pt_group and side_hint. tri_normal: the
@@ -69,7 +69,7 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
     offset plane is linear over the step; the constraint is recorded when H(1) < τ + margin and the
     point, at the time it reaches the offset plane (or at the start if already inside the shell),
     projects inside the triangle. Open meshes are two-sided: the side is the one of the point's
-    previous contact normal side_hint (if nonzero and the point is within search_depth of the
+    previous contact normal side_hint (if nonzero and the point is within hint_depth of the
     plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through) and
     came from this surface (hint_source[pid] == tri_source[t]: another surface's normal tells nothing of this
     one's sides), else the side the point starts on; closed meshes are one-sided: a point behind its nearest
@@ -140,7 +140,7 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
                         bnx, bny, bnz = nx, ny, nz
                     s = 1.0
                 elif ((hx != 0.0 or hy != 0.0 or hz != 0.0) and hsource == tri_source[t]
-                      and abs(h0) < search_depth + tau):
+                      and abs(h0) < hint_depth + tau):
                     s = 1.0 if hx * nx + hy * ny + hz * nz >= 0.0 else -1.0
                 elif h0 > 0.0:
                     s = 1.0

@@ -51,7 +51,8 @@ def detect_candidates(lay, settings, sides, near, v0, v1, tris, normals, tri_gro
     slot_gap = np.empty((npts, K))
     detect(q0, q1, points, lay["group"], v0, v1, tris, normals, tri_group, tri_thick, tri_onesided,
            bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
-           margin, settings.search_depth, sides.hint, sides.source, tri_source, slot_tri, slot_b, slot_n, slot_gap)
+           margin, settings.search_depth, max(settings.search_depth, sides.below_open(settings)), sides.hint,
+           sides.source, tri_source, slot_tri, slot_b, slot_n, slot_gap)
     point, tri, normal, gap, node, coef, move = vertex_rows(points, slot_tri, slot_b, slot_n, slot_gap,
                                                             lay["nodes"], lay["weights"], tris, dv, width)
     return Candidates(point, tri, normal, gap), node, coef, move
@@ -67,8 +68,8 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
     # swept box of a cell's nodes, grown for those, bounds its points' paths. Early outs on the bodies' boxes, first
     # around their nodes, then around their cells' boxes; pad covers every triangle's reach (see triangle_reach).
     x1 = x0 + dt * v
-    pad = s.body_thickness + margin + max(s.search_depth, 2.0 * s.slop)
     below_open = sides.below_open(s)
+    pad = s.body_thickness + margin + max(s.search_depth, below_open)
     if colliders.bvh is not None:
         c0 = colliders.positions(frac0)
         c1 = colliders.positions(frac1)

@@ -31,17 +31,20 @@ class SideHints:
         self.hinted = np.zeros(0, np.int64)
         self.initial = np.zeros((num_render_points, 3))
         self.initial_source = np.full(num_render_points, -1, np.int64)
+        self.initial_depth = 0.0
         self.pending = False
 
     def below_open(self, settings):
-        """How deep below an open surface points are found: twice the slop (as deep as the correction leaves
-        points the penalty rows hold); search_depth while points of an initial overlap wait for their side (see
-        ContactStage._choose_sides_of_initial_overlap)."""
-        return settings.search_depth if self.pending else 2.0 * settings.slop
+        """How deep below an open surface points are found (and their side hints hold): twice the slop (as deep
+        as the correction leaves points the penalty rows hold); while points of an initial overlap wait for their
+        side (see ContactStage._choose_sides_of_initial_overlap), as deep as the deepest of them started, and at
+        least search_depth."""
+        return max(settings.search_depth, self.initial_depth) if self.pending else 2.0 * settings.slop
 
-    def take_initial(self, point, side, source):
+    def take_initial(self, point, side, source, depth):
         """The render points `point` take the side `side` (their bulk's) of the open surfaces `source` they start
-        in."""
+        in, the deepest `depth` (m) beyond them."""
+        self.initial_depth = float(depth)
         self.initial[point] = side
         self.initial_source[point] = source
         self.hint[point] = side

@@ -247,26 +247,31 @@ class ContactStage:
                        self.settings.rolling_resistance, dt)
 
     def _choose_sides_of_initial_overlap(self, x0, frac):
-        """Before the first step: a render point that starts within search_depth of an open collider on the side
-        away from its body's bulk (the centroid of its body's nodes) lies where an open surface cuts through the
-        body (a ball placed into a floor plane): it takes the bulk's side, so the body is pushed out to one side
-        instead of being held across the surface. Detection then reaches search_depth below open surfaces until
-        every such point has been found on its side."""
+        """Before the first step: a render point that starts on an open collider's side away from its body's bulk
+        (the centroid of its body's nodes), no farther from it than the body is wide, lies where an open surface
+        cuts through the body (a ball placed into a floor plane): it takes the bulk's side, so the body is pushed
+        out to one side instead of being held across the surface. Detection then reaches below open surfaces as
+        deep as the deepest such point until every one has been found on its side. (Only points within
+        search_depth took a side before: a ball placed 10 cm into a plane stayed across it, its deeper points
+        held below as they rose to it.)"""
         self._sides_checked = True
         live = self._live_colliders()
         if live.bvh is None or all(c.closed for c in live.live):
             return
         lay = self._layout
-        depth = self.settings.search_depth
+        offs = lay["offsets"]
+        width = max(float(np.ptp(x0[a:b], axis=0).max()) for a, b in zip(offs[:-1], offs[1:]) if b > a)
+        depth = max(self.settings.search_depth, width)
         rows, _ = self._gather(x0, np.zeros_like(x0), 0.0, frac, frac, depth)
         point, normal, gap, _, _, _, _, collider, _ = concat_rows(rows)
         closed = np.array([c.closed for c in self.colliders] + [True])
-        offs = lay["offsets"]
         bulk = np.array([x0[a:b].mean(axis=0) for a, b in zip(offs[:-1], offs[1:])])
         p = point_positions(x0, lay["nodes"][point], lay["weights"][point], 0.0, x0)
-        away = np.einsum("cd,cd->c", bulk[lay["group"][point]] - p, normal) < 0.0
+        # the bulk's height over the surface (the point's gap plus how far the bulk is above the point) is negative
+        away = np.einsum("cd,cd->c", bulk[lay["group"][point]] - p, normal) + gap < 0.0
         wrong = away & ~closed[collider] & (gap < depth)
-        self._sides.take_initial(point[wrong], -normal[wrong], collider[wrong])
+        self._sides.take_initial(point[wrong], -normal[wrong], collider[wrong],
+                                 gap[wrong].max(initial=0.0) + 2.0 * self.settings.slop)
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
