@@ -98,10 +98,14 @@ class Session:
         bodies = []
         for obj in objects:
             tm = cage.get_cage(obj)
-            if not obj.softfem.cage_key:  # added while the solver was being prepared: show its counts now
-                cage.record(obj, tm)
+            if obj.softfem.cage_key != cage.cage_key(obj):   # a new cage (added while the solver was being
+                cage.record(obj, tm)                         # prepared, resolution or mesh changed): its counts
             bodies.append(Body(obj, tm))
         self.bodies = bodies
+        length = scene.unit_settings.scale_length
+        if objects and length != 1.0:
+            self.warn(f"the scene's Unit Scale is {length:g}: SoftFEM simulates one Blender unit as one metre (its "
+                      "materials are in Pa and kg/m³): model at real size, or set Unit Scale to 1")
 
     def _animated_pose(self, obj, body, depsgraph):
         """World cage node positions of the object's animated shape and place at the current frame."""
@@ -170,8 +174,7 @@ class Session:
         hooks, shape keys...), averaged over the vertices (or the masked ones) each node carries."""
         driven = bridge.read_driven(obj, depsgraph)
         if driven is None:
-            self.warn(f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM removes "
-                      "vertices?): it follows its object transform only")
+            self.warn(_undriven(obj, "it follows"))
             return body.tm.nodes
         disp = driven - body.basis
         if not disp.any():
@@ -185,8 +188,7 @@ class Session:
         vertices they carry land on the object's animated shape (armature, hooks, shape keys...)."""
         driven = bridge.read_driven(obj, depsgraph)
         if driven is None:
-            self.warn(f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM removes "
-                      "vertices?): its pins follow its object transform only")
+            self.warn(_undriven(obj, "its pins follow"))
             local = body.tm.nodes[body.pinned]
         else:
             local = body.pin_fit.nodes(driven)
@@ -342,6 +344,12 @@ class Session:
             if body.name == name:
                 return body.render_positions(x)
         return None
+
+
+def _undriven(obj, what):
+    """The warning for a body whose animated shape cannot be read (bridge.read_driven gave None)."""
+    why = "it is disabled in viewports" if obj.hide_viewport else "a modifier after SoftFEM removes vertices?"
+    return f"cannot read the animated shape of '{obj.name}' ({why}): {what} its object transform only"
 
 
 def session_for(scene):

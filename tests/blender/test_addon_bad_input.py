@@ -190,3 +190,29 @@ def test_a_mesh_with_a_fake_user_is_not_refused_as_shared(blender, softfem):
     ball.softfem.resolution = 4
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
     assert ball.softfem.enabled
+
+
+def test_a_scene_unit_scale_other_than_one_is_warned_about(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    ball = add_ico(bpy, subdivisions=1)
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    scene.unit_settings.scale_length = 0.01        # a centimetre scene
+    scene.frame_set(1)
+    sess = softfem.addon.session.existing(scene)
+    assert any("Unit Scale is 0.01" in w and "one metre" in w for w in sess.warnings)
+    assert sess.error is None
+
+
+def test_the_cage_counts_follow_a_resolution_change_when_played(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    ball = add_ico(bpy, subdivisions=2)
+    ball.softfem.resolution = 6
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    before = ball.softfem.cage_nodes
+    ball.softfem.resolution = 4                     # no Tetrahedralize pressed
+    scene.frame_set(1)
+    sess = softfem.addon.session.existing(scene)
+    assert ball.softfem.cage_nodes == sess.bodies[0].tm.num_nodes != before
