@@ -216,3 +216,19 @@ def test_the_cage_counts_follow_a_resolution_change_when_played(blender, softfem
     scene.frame_set(1)
     sess = softfem.addon.session.existing(scene)
     assert ball.softfem.cage_nodes == sess.bodies[0].tm.num_nodes != before
+
+
+def test_a_body_too_soft_to_hold_its_own_weight_is_warned_about(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    small = add_ico(bpy, subdivisions=1, radius=0.5, location=(0.0, 0.0, 1.0), name="Small")
+    small.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    big = add_ico(bpy, subdivisions=1, radius=25.0, location=(100.0, 0.0, 30.0), name="Big")   # 50 m at E = 1e5
+    big.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    scene.frame_set(1)
+    scene.frame_set(2)
+    sess = softfem.addon.session.existing(scene)
+    soft = [w for w in sess.warnings if "too soft for its size" in w]
+    assert len(soft) == 1 and "'Big'" in soft[0] and sess.error is None
