@@ -141,17 +141,18 @@ def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef,
     return it, rz
 
 
-@njit(parallel=True, cache=True, fastmath=FAST_SUMS)
+@njit(cache=True)
 def _coarse_solve(r, free, ranges, inverse, y):
     """y (C,3) = (Rᵀ A R)⁻¹ Rᵀ r for the translations R of the bodies' rows `ranges` (C,2) (inverse: that matrix's
-    inverse); returns r·R y."""
+    inverse); returns r·R y. On one thread, as _add_coarse: a parallel loop per body woke the thread pool ten times
+    more an iteration, and on a machine busy with another process each wake can wait a time slice."""
     nc = ranges.shape[0]
     if nc == 0:
         return 0.0
     g = np.zeros(3 * nc)
     for c in range(nc):
         s0 = s1 = s2 = 0.0
-        for n in prange(ranges[c, 0], ranges[c, 1]):
+        for n in range(ranges[c, 0], ranges[c, 1]):
             s0 += free[n] * r[n, 0]
             s1 += free[n] * r[n, 1]
             s2 += free[n] * r[n, 2]
@@ -166,11 +167,11 @@ def _coarse_solve(r, free, ranges, inverse, y):
     return acc
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def _add_coarse(p, free, ranges, y):
     """p += R y: each body's rows of `ranges` moved by its translation y (C,3), where free."""
     for c in range(ranges.shape[0]):
-        for n in prange(ranges[c, 0], ranges[c, 1]):
+        for n in range(ranges[c, 0], ranges[c, 1]):
             for k in range(3):
                 p[n, k] += free[n] * y[c, k]
 
