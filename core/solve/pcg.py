@@ -108,15 +108,16 @@ def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef,
     none): z += R (Rᵀ A R)⁻¹ Rᵀ r, additively; p is set from that on entry. The stopping test and the rz returned
     stay block-Jacobi's, so the tolerance means what it meant. Returns (iterations, rz)."""
     rz_full = rz + _coarse_step(r, free, p, coarse_ranges, coarse_inverse)
+    rows = _rows_of(ranges)   # one parallel loop over every body's rows, not one per body
     it = 0
     while it < max_iterations and rz > limit:
         pap = 0.0
-        for body in range(ranges.shape[0]):
-            if serial:
+        if serial:
+            for body in range(ranges.shape[0]):
                 pap += upper_product(row_ptr, col, diag, data, p, free, ap, ranges[body, 0], ranges[body, 1])
-                continue
-            for n in prange(ranges[body, 0], ranges[body, 1]):
-                pap += row_product(row_ptr, col, data, p, free, ap, n)
+        else:
+            for k in prange(rows.shape[0]):
+                pap += row_product(row_ptr, col, data, p, free, ap, rows[k])
         if pblocks.shape[0]:
             pap += penalty_product(pnode, pcoef, pk, pblocks, p, free, ap)
         if not pap > 0.0:
@@ -139,6 +140,18 @@ def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef,
         rz, rz_full = rz_new, rz_full_new
         it += 1
     return it, rz
+
+
+@njit(cache=True)
+def _rows_of(ranges):
+    """The rows n0 ≤ n < n1 of every range (n0, n1) of ranges (B,2), in order."""
+    rows = np.empty((ranges[:, 1] - ranges[:, 0]).sum(), np.int64)
+    k = 0
+    for b in range(ranges.shape[0]):
+        for n in range(ranges[b, 0], ranges[b, 1]):
+            rows[k] = n
+            k += 1
+    return rows
 
 
 @njit(cache=True)
