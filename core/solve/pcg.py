@@ -129,7 +129,7 @@ def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef,
                 x[n, k] += step * p[n, k]
                 r[n, k] -= step * ap[n, k]
             rz_new += _block_solve(pinv, r, free, z, n)
-        # p = z + β p with the coarse term added to z; z and p are whole-model, so p's coarse rows get it after
+        # β from the residual preconditioned with the coarse term; p = z + β p, then the coarse translations added
         coarse = np.zeros((coarse_ranges.shape[0], 3))
         rz_full_new = rz_new + _coarse_solve(r, free, coarse_ranges, coarse_inverse, coarse)
         beta = rz_full_new / rz_full
