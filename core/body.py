@@ -65,6 +65,15 @@ class Body:
             raise InvalidInputError("pin targets contain NaN or infinite coordinates")
         self._world._set_pin_targets(self.node_slice.start + self.pinned, p)
 
+    def drive(self, positions):
+        """Move the whole body along for the next step, as a kinematic body: every node ends it at `positions`
+        (N,3), at constant velocity, and other bodies meet it as a moving obstacle they cannot push back (an
+        animated body pushing others)."""
+        p = np.asarray(positions, dtype=np.float64)
+        if p.shape != (self.num_nodes, 3) or not np.all(np.isfinite(p)):
+            raise InvalidInputError(f"drive positions must be finite with shape ({self.num_nodes}, 3), got {p.shape}")
+        self._world._drive(self.node_slice, p)
+
     def set_material(self, material):
         """Use `material` from the next step on: Young's modulus, damping and friction may change over time
         (animated settings), and so may the Mooney–Rivlin coefficients; density, Poisson ratio and model may not

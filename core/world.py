@@ -52,6 +52,7 @@ class World:
         self._force_model_key = None
         self._pin_target = np.zeros((0, 3))
         self._pin_target_set = np.zeros(0, dtype=bool)
+        self._driven = np.zeros(0, dtype=bool)   # nodes of bodies driven through the next step (Body.drive)
         # Contact: colliders and body surfaces, solved after each Newton iteration's solve as
         # correct(state, x_n, v_n, dt), which corrects state.x / state.v in place.
         self._contact = ContactStage()
@@ -113,6 +114,7 @@ class World:
         self._force_model = None
         self._pin_target = np.concatenate([self._pin_target, mesh.nodes])
         self._pin_target_set = np.concatenate([self._pin_target_set, np.zeros(n, dtype=bool)])
+        self._driven = np.concatenate([self._driven, np.zeros(n, dtype=bool)])
         body = Body(self, len(self.bodies), mesh, material, np.flatnonzero(pin_mask))
         self._contact.add_body(mesh, material.friction, f"body {body._index}")
         self._sleep.add_body()
@@ -150,6 +152,10 @@ class World:
         self._pin_target[nodes] = positions
         self._pin_target_set[nodes] = True
 
+    def _drive(self, nodes, positions):
+        self._set_pin_targets(nodes, positions)
+        self._driven[nodes] = True
+
     def _forces(self):
         key = (self.settings.stress_differential, self.settings.dapd_alpha, self.settings.dapd_beta)
         if self._force_model is None or self._force_model_key != key:
@@ -186,11 +192,12 @@ class World:
         t0 = time.perf_counter()
         backup = self._state.copy()
         target = self._targets()
-        held = self._model.pinned
-        inv_mass = self._inv_mass
+        held = self._model.pinned | self._driven   # driven: held on their targets, like pins
+        inv_mass = np.where(self._driven, 0.0, self._inv_mass)
         if self.sleeping:
             if self._wake_disturbed(target, dt):
                 self._pin_target_set[:] = False
+                self._driven[:] = False
                 self._contact.finish_step()
                 self.stats = {"asleep": len(self.bodies), "newton_iterations": 0, "cg_iterations": 0,
                               "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0, "penalty_rows": 0,
@@ -199,7 +206,8 @@ class World:
                 return
             if self._sleep.asleep.any():
                 held = held | self._sleep.held_nodes(self._model.node_ranges, len(held))
-                target[held] = np.where(self._model.pinned[held, None], target[held], backup.x[held])
+                kinematic = self._model.pinned | self._driven
+                target[held] = np.where(kinematic[held, None], target[held], backup.x[held])
                 inv_mass = np.where(held, 0.0, inv_mass)
         # The contacts this step would make, predicted from the velocity under gravity alone (pins moving to
         # their targets), enter the implicit solve as penalty rows: each body (or pile of touching bodies)
@@ -224,6 +232,7 @@ class World:
             raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
                                      "(lower dt, add substeps or stiffen/soften the material)")
         self._pin_target_set[:] = False
+        self._driven[:] = False
         t1 = time.perf_counter()
         if self._contact.penetrating:
             solved = self._state.x.copy()
@@ -306,7 +315,7 @@ class World:
         x, v = self._state.x, self._state.v
         boxes, moving_collider = swept_boxes(x, v, self._model.node_ranges, sleep.asleep, dt, self._gravity,
                                              self._contact.colliders)
-        moved = self._model.pinned & self._pin_target_set & np.any(target != x, axis=1)
+        moved = (self._model.pinned | self._driven) & self._pin_target_set & np.any(target != x, axis=1)
         sleep.wake_disturbed(x, v, self._model.node_ranges, moved, boxes)
         return bool(sleep.asleep.all()) and not moving_collider
 
@@ -342,6 +351,7 @@ class World:
             self._state.assign(backup)
             raise SimulationDiverged("the static solve produced NaN/inf; state restored")
         self._pin_target_set[:] = False
+        self._driven[:] = False
         self.stats = stats
         return stats
 

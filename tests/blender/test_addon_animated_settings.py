@@ -146,3 +146,34 @@ def test_animated_hand_off_continues_with_the_animation_velocity(blender, softfe
     assert abs(before - expected) < 1e-6 * expected
     assert abs(after - before) < 0.01 * before         # continuous within 1 % after the hand-off
     assert abs(centre(10)[0] - centre(1)[0] - 9 / 12.0) < 0.01   # simulated on (the animation stops at 5/12)
+
+
+def test_an_animated_body_pushes_a_soft_body_without_sinking_into_it(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 24
+    scene.use_gravity = False
+    pusher = add_ico(bpy, subdivisions=2, radius=0.3, location=(-0.7, 0.0, 1.0), name="Pusher")
+    pusher.softfem.resolution = 4
+    for frame, x in ((1, -0.7), (24, -0.7 + 23 / 24.0 * 1.5)):   # 1.5 m/s into the resting ball
+        pusher.location.x = x
+        pusher.keyframe_insert('location', index=0, frame=frame)
+    bag = softfem.addon.animation.animdata_get_channelbag_for_assigned_slot(pusher.animation_data)
+    for k in next(fc for fc in bag.fcurves if fc.data_path == "location").keyframe_points:
+        k.interpolation = 'LINEAR'
+    pusher.softfem.animated = True
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    bpy.ops.object.select_all(action='DESELECT')
+    ball = add_ico(bpy, subdivisions=2, radius=0.3, location=(0.0, 0.0, 1.0), name="Pushed")
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    play(softfem, bpy, scene, range(1, 25))
+    sess = softfem.addon.session.existing(scene)
+    gaps = []
+    for f in range(1, 25):
+        p, q = sess.positions(scene, "Pusher", f), sess.positions(scene, "Pushed", f)
+        gaps.append(q[:, 0].min() - p[:, 0].max())   # along the push: the pushed ball's back to the pusher's front
+        # the pusher is exactly where its animation puts it
+        assert abs(p[:, 0].mean() - (-0.7 + (f - 1) / 24.0 * 1.5)) < 0.02
+    assert min(gaps) > -0.015                          # 255 mm inside it at 1.5 m/s when it moved freely in a frame
+    assert sess.positions(scene, "Pushed", 24)[:, 0].mean() > 0.2   # and it was pushed along

@@ -293,3 +293,24 @@ def test_bunny_dropped_on_spot_rests_without_visible_penetration():
     # resting contacts may sit about the contact slop (0.5 mm, 1/600 of the bunny) deep: not visible
     visible = depth > 2 * w.contact_settings.slop
     assert visible.sum() <= 0.001 * len(p) and np.max(depth, initial=0.0) < 0.005
+
+
+def test_a_driven_body_ends_each_step_where_it_is_driven_and_pushes_another_without_sinking_into_it():
+    pusher_tm, _ = soft_ball(2, 0.1, (-0.25, 0.0, 0.0), resolution=5)
+    ball_tm, _ = soft_ball(2, 0.1, (0.0, 0.0, 0.0), resolution=5)
+    w = core.World(gravity=(0.0, 0.0, 0.0))
+    pusher = w.add_body(pusher_tm, rubber())
+    ball = w.add_body(ball_tm, rubber())
+    with pytest.raises(core.InvalidInputError):
+        pusher.drive(pusher.x[:3])
+    dt, speed = 1 / 96, 1.0
+    start = pusher.x.copy()
+    gaps = []
+    for k in range(1, 25):
+        target = start + [speed * k * dt, 0.0, 0.0]
+        pusher.drive(target)
+        w.step(dt)
+        assert np.abs(pusher.x - target).max() < 1e-12
+        p, q = pusher_tm.embedding.positions(pusher.x), ball_tm.embedding.positions(ball.x)
+        gaps.append(q[:, 0].min() - p[:, 0].max())
+    assert min(gaps) > -0.005 and ball_tm.embedding.positions(ball.x)[:, 0].mean() > 0.05
