@@ -32,10 +32,15 @@ def collider_objects(scene):
     """The scene's colliding objects (see the module's rule), sorted by name."""
     group = scene.softfem.collision_collection
     candidates = group.all_objects if group is not None else scene.objects
+    return sorted((o for o in candidates if collides(o) and takes_part(scene, o) and o.name in scene.objects),
+                  key=lambda o: o.name)
+
+
+def takes_part(scene, obj):
+    """Whether the object takes part in the scene's simulation: not disabled in viewports (the monitor icon) and in
+    the view layer (its collection not excluded). Hidden (H), it does, as in Blender's own physics."""
     layer = bpy.context.view_layer if bpy.context.scene == scene else scene.view_layers[0]
-    in_layer = layer.objects
-    return sorted((o for o in candidates if collides(o) and not o.hide_viewport and o.name in in_layer
-                   and o.name in scene.objects), key=lambda o: o.name)
+    return not obj.hide_viewport and obj.name in layer.objects
 
 
 def transform_animated(obj):

@@ -21,8 +21,10 @@ MULTIGRID_STIFFNESS = 30.0
 
 
 def soft_bodies(scene):
-    """The scene's mesh objects with SoftFEM enabled, sorted by name."""
-    return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name)
+    """The scene's mesh objects with SoftFEM enabled that take part in its simulation (colliders.takes_part: the
+    rule colliders follow), sorted by name."""
+    return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled
+                   and colliders.takes_part(scene, o)), key=lambda o: o.name)
 
 
 def frame_range(scene):

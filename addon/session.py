@@ -368,8 +368,8 @@ class Session:
 
 def _undriven(obj, what):
     """The warning for a body whose animated shape cannot be read (bridge.read_driven gave None)."""
-    why = "it is disabled in viewports" if obj.hide_viewport else "a modifier after SoftFEM removes vertices?"
-    return f"cannot read the animated shape of '{obj.name}' ({why}): {what} its object transform only"
+    return (f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM removes vertices?): {what} "
+            "its object transform only")
 
 
 def session_for(scene):

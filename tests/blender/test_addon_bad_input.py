@@ -232,3 +232,26 @@ def test_a_body_too_soft_to_hold_its_own_weight_is_warned_about(blender, softfem
     sess = softfem.addon.session.existing(scene)
     soft = [w for w in sess.warnings if "too soft for its size" in w]
     assert len(soft) == 1 and "'Big'" in soft[0] and sess.error is None
+
+
+def test_a_soft_body_in_an_excluded_collection_takes_no_part_as_a_collider_would_not(blender, softfem):
+    bpy = blender
+    scene = bpy.context.scene
+    hidden = bpy.data.collections.new("Excluded")
+    scene.collection.children.link(hidden)
+    lower = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 0.5), name="Lower")
+    lower.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    scene.collection.objects.unlink(lower)
+    hidden.objects.link(lower)
+    bpy.context.view_layer.layer_collection.children["Excluded"].exclude = True
+    upper = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 2.0), name="Upper")
+    upper.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    scene.frame_set(1)
+    scene.frame_set(2)
+    sess = softfem.addon.session.existing(scene)
+    assert [b.name for b in sess.bodies] == ["Upper"] and sess.error is None
+    bpy.context.view_layer.layer_collection.children["Excluded"].exclude = False
+    scene.frame_set(1)
+    assert sorted(b.name for b in sess.bodies) == ["Lower", "Upper"]
