@@ -141,7 +141,12 @@ def add_output(obj):
         index += 1
     mod = obj.modifiers.new(OUTPUT_MODIFIER, 'NODES')
     mod.node_group = output_group()
-    obj.modifiers.move(len(obj.modifiers) - 1, index)
+    try:
+        obj.modifiers.move(len(obj.modifiers) - 1, index)
+    except RuntimeError as exc:   # (a modifier before it needs the original mesh): leave nothing behind
+        obj.modifiers.remove(mod)
+        raise ValueError(f"'{obj.name}': SoftFEM's modifier cannot go after its deforming modifiers ("
+                         f"{str(exc).strip().splitlines()[-1]})") from None
 
 
 def remove_output(obj):

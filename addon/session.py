@@ -417,8 +417,10 @@ def frame_changed(scene, depsgraph):
             # (later, they would look like edits and drop the mesh hashes every frame).
             depsgraph.update()
     except Exception as exc:  # a frame handler must never raise a traceback at the user
-        sess.error = one_line(exc)
-        print("SoftFEM:", sess.error)
+        message = one_line(exc)
+        if message != sess.error:   # once, not on every frame it stays
+            print("SoftFEM:", message)
+        sess.error = message
     finally:
         _writing = False
     sess.last_frame_seconds = time.perf_counter() - started

@@ -10,6 +10,10 @@ def check_target(obj):
     others = obj.data.users - 1 - int(obj.data.use_fake_user)   # (a fake user is no other object)
     if others > 0:
         raise ValueError(f"'{obj.name}' shares its mesh with {others} other user(s): make it single-user first")
+    physics = next((m for m in obj.modifiers if m.type in ('SOFT_BODY', 'CLOTH')), None)
+    if physics is not None:
+        raise ValueError(f"'{obj.name}' already has Blender's {physics.name} physics: remove it first (one "
+                         "simulation per object)")
     group = obj.softfem.pin_group
     if group and obj.vertex_groups.get(group) is None:
         raise ValueError(f"pin group '{group}' not found on '{obj.name}'")

@@ -255,3 +255,13 @@ def test_a_soft_body_in_an_excluded_collection_takes_no_part_as_a_collider_would
     bpy.context.view_layer.layer_collection.children["Excluded"].exclude = False
     scene.frame_set(1)
     assert sorted(b.name for b in sess.bodies) == ["Lower", "Upper"]
+
+
+def test_an_object_with_blenders_own_soft_body_is_refused_and_left_as_it_was(blender, softfem):
+    bpy = blender
+    ball = add_ico(bpy, subdivisions=1)
+    ball.modifiers.new("Softbody", 'SOFT_BODY')
+    with pytest.raises(RuntimeError) as exc:
+        bpy.ops.softfem.add_soft_body()
+    assert "Softbody" in one_line(exc) and "remove it first" in one_line(exc)
+    assert [m.type for m in ball.modifiers] == ['SOFT_BODY'] and not ball.softfem.enabled
