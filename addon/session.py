@@ -4,7 +4,7 @@ import time
 import bpy
 import numpy as np
 
-from . import bridge, cage, colliders, effectors, mesh_hashes, readiness
+from . import bridge, cage, colliders, effectors, mesh_hashes, readiness, scene_warnings
 from .runtime_body import Body, PinFit, centre_of_mass, fill_unknown
 from .dependencies import load_core
 from .frame_cache import FrameCache
@@ -55,8 +55,8 @@ class Session:
         return self.cache.last()
 
     def warn(self, message):
-        """Record (once) and print a one-line warning."""
-        if message not in self.warnings:
+        """Record (once) and print a one-line warning (None: nothing to warn about)."""
+        if message is not None and message not in self.warnings:
             self.warnings.append(message)
             print("SoftFEM warning:", message)
 
@@ -102,10 +102,8 @@ class Session:
                 cage.record(obj, tm)                         # prepared, resolution or mesh changed): its counts
             bodies.append(Body(obj, tm))
         self.bodies = bodies
-        length = scene.unit_settings.scale_length
-        if objects and length != 1.0:
-            self.warn(f"the scene's Unit Scale is {length:g}: SoftFEM simulates one Blender unit as one metre (its "
-                      "materials are in Pa and kg/m³): model at real size, or set Unit Scale to 1")
+        if objects:
+            self.warn(scene_warnings.unit_scale(scene))
 
     def _animated_pose(self, obj, body, depsgraph):
         """World cage node positions of the object's animated shape and place at the current frame."""
@@ -165,31 +163,17 @@ class Session:
             scale = body.stiffness_scale(obj)
             body.handle = world.add_body(mesh, body_material, pinned=body.pinned if len(body.pinned) else None,
                                          stiffness_scale=scale)
-            self._check_holds_its_weight(obj, body_material, x0, gravity(scene))
+            self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene)))
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
         self.world = world
         self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
-
-    def _check_holds_its_weight(self, obj, body_material, x, g):
-        """Warn about a body too soft for its size: its own weight presses its base harder than its Young's modulus
-        (ρ g h > E, h its height along gravity), so it slumps to a fraction of its volume (a 50 m default cube kept
-        1.5 %). A 40 cm cube of Jelly (E = 5 kPa) presses 0.8 E."""
-        g_norm = float(np.linalg.norm(g))
-        if g_norm == 0.0:
-            return
-        height = float(np.ptp(x @ (np.asarray(g) / g_norm)))
-        pressure = body_material.density * g_norm * height
-        if pressure > body_material.youngs_modulus:
-            self.warn(f"'{obj.name}' is too soft for its size: its weight presses its base with {pressure:.3g} Pa, "
-                      f"more than its Young's modulus ({body_material.youngs_modulus:.3g} Pa), so it slumps; raise "
-                      "Young's modulus or check its size (one Blender unit is one metre)")
 
     def _driven_nodes(self, obj, body, depsgraph, vertex_mask=None):
         """Cage nodes (local) displaced as the object's own animated shape displaces the mesh (armature,
         hooks, shape keys...), averaged over the vertices (or the masked ones) each node carries."""
         driven = bridge.read_driven(obj, depsgraph)
         if driven is None:
-            self.warn(_undriven(obj, "it follows"))
+            self.warn(scene_warnings.undriven(obj, "it follows"))
             return body.tm.nodes
         disp = driven - body.basis
         if not disp.any():
@@ -203,7 +187,7 @@ class Session:
         vertices they carry land on the object's animated shape (armature, hooks, shape keys...)."""
         driven = bridge.read_driven(obj, depsgraph)
         if driven is None:
-            self.warn(_undriven(obj, "its pins follow"))
+            self.warn(scene_warnings.undriven(obj, "its pins follow"))
             local = body.tm.nodes[body.pinned]
         else:
             local = body.pin_fit.nodes(driven)
@@ -364,12 +348,6 @@ class Session:
             if body.name == name:
                 return body.render_positions(x)
         return None
-
-
-def _undriven(obj, what):
-    """The warning for a body whose animated shape cannot be read (bridge.read_driven gave None)."""
-    return (f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM removes vertices?): {what} "
-            "its object transform only")
 
 
 def session_for(scene):
