@@ -192,8 +192,11 @@ class World:
         t0 = time.perf_counter()
         backup = self._state.copy()
         target = self._targets()
-        held = self._model.pinned | self._driven   # driven: held on their targets, like pins
-        inv_mass = np.where(self._driven, 0.0, self._inv_mass)
+        held = self._model.pinned
+        inv_mass = self._inv_mass
+        if self._driven.any():   # driven bodies: held on their targets, like pins (no copies on other steps)
+            held = held | self._driven
+            inv_mass = np.where(self._driven, 0.0, inv_mass)
         if self.sleeping:
             if self._wake_disturbed(target, dt):
                 self._pin_target_set[:] = False
