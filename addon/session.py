@@ -156,7 +156,7 @@ class Session:
         for body, (x0, *_) in zip(self.bodies, rest):
             obj = scene.objects[body.name]
             body_material = material(core, obj)
-            mesh = core.TetMesh(x0, body.tm.tets, embedding=body.embedding, mass_weights=body.tm.mass_weights)
+            mesh = body.tm.moved(x0)
             body.edge = mean_edge(x0, body.tm.tets)
             body.pinned, body.pin_vertices = body.pins(obj)
             body.pin_fit = PinFit(body) if len(body.pinned) else None

@@ -42,6 +42,7 @@ class Model:
             gm.append(np.linalg.inv(ds))
             del ds
             vol.append(v)
+            stiffness_scale = stiffness_scale * mesh.stiffness_weights
             mu_v.append(mu * v * stiffness_scale)
             lam_v.append(lam * v * stiffness_scale)
             code.append(np.full(len(t), material.model_code, dtype=np.int64))

@@ -21,10 +21,11 @@ class TetMesh:
     Tets with negative rest volume are reoriented (two indices swapped); zero-volume tets,
     NaN/inf nodes, out-of-range indices and empty meshes raise InvalidInputError.
     Optional: `embedding` (render vertices inside the tets), `mass_weights` (M,) per-tet
-    factor on the tet's mass (e.g. the fraction of a cage tet the surface encloses), `report`.
+    factor on the tet's mass (e.g. the fraction of a cage tet the surface encloses), `stiffness_weights` (M,) per-tet
+    factor on its elastic moduli (the same fraction, floored higher: core.geometry.cage), `report`.
     """
 
-    def __init__(self, nodes, tets, embedding=None, mass_weights=None, report=None):
+    def __init__(self, nodes, tets, embedding=None, mass_weights=None, report=None, stiffness_weights=None):
         nodes = np.array(nodes, dtype=np.float64, copy=True)
         if nodes.ndim != 2 or nodes.shape[1] != 3:
             raise InvalidInputError(f"nodes must have shape (N, 3), got {nodes.shape}")
@@ -51,17 +52,17 @@ class TetMesh:
                 f"{int(degenerate.sum())} rest tets have zero volume (first: tet {int(np.argmax(degenerate))})")
         flip = vol < 0
         tets[flip, 2], tets[flip, 3] = tets[flip, 3].copy(), tets[flip, 2].copy()
-        if mass_weights is None:
-            mass_weights = np.ones(len(tets))
-        mass_weights = np.array(mass_weights, dtype=np.float64, copy=True)
-        if mass_weights.shape != (len(tets),) or not np.all(np.isfinite(mass_weights)) \
-                or np.any(mass_weights <= 0):
-            raise InvalidInputError("mass_weights must be one positive finite number per tet")
         self.nodes = nodes
         self.tets = tets
         self.embedding = embedding
-        self.mass_weights = mass_weights
+        self.mass_weights = _per_tet(mass_weights, len(tets), "mass_weights")
+        self.stiffness_weights = _per_tet(stiffness_weights, len(tets), "stiffness_weights")
         self.report = report if report is not None else {}
+
+    def moved(self, nodes):
+        """The same mesh (tets, embedding, weights) over other rest node positions (N,3), e.g. placed or mirrored."""
+        return TetMesh(nodes, self.tets, embedding=self.embedding, mass_weights=self.mass_weights,
+                       report=self.report, stiffness_weights=self.stiffness_weights)
 
     @property
     def num_nodes(self):
@@ -77,3 +78,13 @@ class TetMesh:
 
     def __repr__(self):
         return f"TetMesh({self.num_nodes} nodes, {self.num_tets} tets)"
+
+
+def _per_tet(weights, m, name):
+    """A copy of `weights` as (m,) positive finite floats (ones if None); InvalidInputError naming `name` if not."""
+    if weights is None:
+        return np.ones(m)
+    weights = np.array(weights, dtype=np.float64, copy=True)
+    if weights.shape != (m,) or not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+        raise InvalidInputError(f"{name} must be one positive finite number per tet")
+    return weights

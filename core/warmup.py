@@ -91,16 +91,14 @@ def _simulate(cage, conforming):
     material = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
                         damping_stiffness=0.01, friction=0.5)
     low = cage.nodes[:, 2].min()
-    world.add_body(TetMesh(cage.nodes - [0.0, 0.0, low - 0.005], cage.tets, embedding=cage.embedding,
-                                  mass_weights=cage.mass_weights), material,
+    world.add_body(cage.moved(cage.nodes - [0.0, 0.0, low - 0.005]), material,
                           stiffness_scale=np.linspace(0.5, 1.0, cage.num_tets))
     top = cage.nodes[:, 2].max() - low
     nodes = conforming.nodes + [0.1, 0.0, top - conforming.nodes[:, 2].min() + 0.002]
     pinned = np.array([int(np.argmax(nodes[:, 2]))])
     hyperelastic = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
                             damping_stiffness=0.01, friction=0.5, model="neo_hookean")   # the hyperelastic kernels
-    other = world.add_body(TetMesh(nodes, conforming.tets, embedding=conforming.embedding,
-                                   mass_weights=conforming.mass_weights), hyperelastic, pinned=pinned)
+    other = world.add_body(conforming.moved(nodes), hyperelastic, pinned=pinned)
     box_v, box_t = box_surface((-1.0, -1.0, -0.5), (0.05, 1.0, 0.0))   # a sharp edge under the ball: edge contacts
     collider = world.add_collider(box_v, box_t, friction=0.5, thickness=0.01)
     for k in range(4):

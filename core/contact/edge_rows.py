@@ -88,8 +88,8 @@ class EdgeRowSet:
 
 def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_depth, side_hint, hint_source,
                        vertex_rows, max_per_edge, width):
-    """Rows (a list of 0 or 1 row tuples, as the stage's _gather makes them) of the render edges lay["edges"]
-    (bookkeeping points P + e) against the collider feature edges `cedges` (ColliderEdges) over the motion
+    """Rows (a list of 0 or 1 row tuples, as the stage's _gather makes them) of the edges lay["collider_edges"]
+    of lay["edges"] (bookkeeping points P + e) against the collider feature edges `cedges` (ColliderEdges) over the motion
     x0 + dt v of the nodes, the colliders moving from c0 to c1 (triangles ctris over them).
 
     lay: the stage's layout (render points' stencils "nodes", "weights" (P,4), their "point_cell" among the
@@ -99,7 +99,8 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     when both its points have a vertex row against that collider with one normal (they hold the edge against
     one plane, the edge between them too); width: the stencil width of the stage's rows.
     """
-    edges, nodes, weights = lay["edges"], lay["nodes"], lay["weights"]
+    ids = lay["collider_edges"]
+    edges, nodes, weights = lay["edges"][ids], lay["nodes"], lay["weights"]
     if cedges.bvh is None or not len(edges):
         return []
     # Broad phase: all the nodes' box against each feature edge's own box (the BVH's leaves span several edges: a
@@ -133,11 +134,11 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     p0[pts] = point_positions(x0, nodes[pts], weights[pts], 0.0, v)
     p1[pts] = point_positions(x0, nodes[pts], weights[pts], dt, v) if dt > 0.0 else p0[pts]
     ec = edge_contacts(edges[live], p0, p1, cedges.bvh, c0, c1, cedges.thickness, margin, search_depth,
-                       side_hint=side_hint[live], faces=cedges.faces, triangles=ctris, max_per_edge=max_per_edge,
-                       hint_source=hint_source[live], other_source=cedges.collider)
+                       side_hint=side_hint[ids[live]], faces=cedges.faces, triangles=ctris, max_per_edge=max_per_edge,
+                       hint_source=hint_source[ids[live]], other_source=cedges.collider)
     if not len(ec):
         return []
-    ec.edge = live[ec.edge]
+    ec.edge = ids[live[ec.edge]]
     collider = cedges.collider[ec.other]
     keep = ~_held_on_one_plane(ec.points, collider, vertex_rows)
     if not keep.any():

@@ -12,27 +12,42 @@ def refine_to_length(rest, triangles, length):
     halves every too-long edge at its midpoint, shared by the triangles around it, and splits each triangle
     by how many of its edges were halved (1 → 2, 2 → 3, 3 → 4), so the result has no T-junctions and a
     closed, oriented surface stays closed and oriented. Returns the new points (k,3) (appended after
-    `rest`), the parent edge (k,2) of each (indices into the points, new ones included) and the triangles."""
+    `rest`), the parent edge (k,2) of each (indices into the points, new ones included), the triangles and the
+    pieces (e,2) the input triangles' edges were split into (sorted pairs; an edge not split is its own piece)."""
     tris = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
     points = np.asarray(rest, dtype=np.float64)
     n0 = len(points)
     parents = np.zeros((0, 2), np.int64)
+    pieces = None
     for _ in range(MAX_PASSES):
         if not len(tris):
             break
         e = np.sort(np.stack([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]], axis=1), axis=2)   # (m,3,2)
         flat = e.reshape(-1, 2)
         uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+        on = np.ones(len(uniq), bool) if pieces is None else np.isin(_keys(uniq), _keys(pieces))
         long = np.linalg.norm(points[uniq[:, 0]] - points[uniq[:, 1]], axis=1) > length
         long &= uniq[:, 0] != uniq[:, 1]
         if not long.any():
+            pieces = uniq[on]
             break
         mid = np.full(len(uniq), -1, np.int64)
         mid[long] = len(points) + np.arange(int(long.sum()))
         points = np.concatenate([points, 0.5 * (points[uniq[long, 0]] + points[uniq[long, 1]])])
         parents = np.concatenate([parents, uniq[long]])
         tris = _split(tris, mid[inverse.reshape(-1, 3)])
-    return points[n0:], parents, tris
+        halved = on & long
+        pieces = np.concatenate([uniq[on & ~long], np.stack([uniq[halved, 0], mid[halved]], axis=1),
+                                 np.stack([mid[halved], uniq[halved, 1]], axis=1)])
+        pieces.sort(axis=1)
+    if pieces is None:
+        pieces = np.zeros((0, 2), np.int64)
+    return points[n0:], parents, tris, pieces[pieces[:, 0] != pieces[:, 1]]
+
+
+def _keys(pairs):
+    """One int64 per sorted pair of point indices."""
+    return (pairs[:, 0].astype(np.int64) << 32) | pairs[:, 1]
 
 
 def _split(tris, mid):

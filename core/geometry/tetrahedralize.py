@@ -25,7 +25,8 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     cells along the longest side); the input vertices are nodes (identity embedding).
     `cell_size` (world units), when given, replaces `resolution` by ceil(longest side / cell_size).
     Returns a core.TetMesh with `.embedding` (one row per input vertex: `.tet`, `.weights`, `.positions(nodes)`),
-    `.mass_weights` (per-tet mass factor: total mass = density * enclosed volume for closed meshes) and `.report`.
+    `.mass_weights` (per-tet mass factor: total mass = density * enclosed volume for closed meshes),
+    `.stiffness_weights` (per-tet factor on the elastic moduli: the share of a cage tet the body fills) and `.report`.
     """
     t0 = time.perf_counter()
     if mode not in MODES:
@@ -41,13 +42,14 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     if not isinstance(resolution, (int, np.integer)) or not 1 <= resolution <= MAX_RESOLUTION:
         raise InvalidInputError(f"resolution must be an integer in [1, {MAX_RESOLUTION}], got {resolution!r}")
     if mode == "cage":
-        unit_nodes, tets, tet_of_vertex, mass_weights, info = build_cage(surface, int(resolution),
-                                                                         relax_passes=2 if relax else 0)
+        unit_nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info = build_cage(
+            surface, int(resolution), relax_passes=2 if relax else 0)
         weights = embed_vertices(surface.unit_vertices, unit_nodes, tets, tet_of_vertex)
     else:
         unit_nodes, tets, vertex_node, info = build_conforming(surface, int(resolution))
         tet_of_vertex, weights = identity_embedding(unit_nodes, tets, vertex_node, surface.unit_vertices)
         mass_weights = np.full(len(tets), info["mesh_volume_unit"] / info["cage_volume_unit"])
+        stiffness_weights = None     # the tets are the body
     nodes = surface.origin + surface.scale * unit_nodes
     if mode == "conforming":  # the vertices' nodes sit exactly where the vertices are (not at the snapped positions)
         on_node = vertex_node >= 0
@@ -69,4 +71,4 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
             report[key] = info[key]
     report["seconds"] = time.perf_counter() - t0
     return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights, triangles=surface.triangles),
-                   mass_weights=mass_weights, report=report)
+                   mass_weights=mass_weights, report=report, stiffness_weights=stiffness_weights)

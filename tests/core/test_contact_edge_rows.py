@@ -11,7 +11,7 @@ from core.contact.edge_rows import rigid_misfit
 from core.contact.edges import unique_edges
 from core.geometry.obj import load_obj
 from test_contact_edges import brute_closest_many
-from test_shape_recovery import MODELS, SUZANNE, box, rotation
+from test_shape_recovery import MODELS, SUZANNE, box, rotation, subdivide
 
 BAR_TOP = 0.29
 RIMS = (-0.07, -0.05, 0.05, 0.07)      # the two bars' long top edges (x), bars 2 cm wide along y
@@ -103,25 +103,34 @@ def test_without_edge_contacts_the_cube_falls_between_the_bars():
     # bar cuts between them and the cube tips in between the bars
     tm, body, _ = drop_cube_on_grill(False, 48)
     p = tm.embedding.positions(body.x)
-    # the bars cut 3.9 cm into its bottom face and hold it there (8.3 cm before rows whose points rest just clear of
-    # a surface started released); with edge rows it stays within millimetres of the bars' top (below)
-    assert p[:, 2].min() < BAR_TOP - 0.02
+    edges = unique_edges(tm.embedding.triangles)
+    bottom = tm.embedding.positions(tm.nodes)[:, 2] < BAR_TOP + 0.02
+    # the bars cut 6.0 mm into its bottom face (3.9 cm while the cage's outer tets were as stiff as full ones, 8.3 cm
+    # before rows whose points rest just clear of a surface started released); with edge rows 0.9 mm (above)
+    assert depth_below_rims(p, edges[bottom[edges].all(axis=1)]).max() > 0.004
 
 
 @pytest.mark.skipif(not os.path.isdir(MODELS), reason="shared models folder absent")
 def test_unsubdivided_suzanne_across_a_box_edge_stays_off_the_edge():
     """Suzanne at her original 968 triangles (test_shape_recovery's scene, not subdivided) lands with her cheek
-    across a box's top edge: with edge rows her render edges stay clear of the edge (measured 9–13 mm over runs,
-    inside the box's 2 cm thickness: an edge turning within a step brings another of its points closer than the
-    row's, and rows held by the penalty come back out by the slop per step); without, the box edge cuts in
-    between her vertices (0.1 mm)."""
+    across a box's top edge: with edge rows her surface's edges (her render edges, those longer than the cage's
+    edges cut into pieces that follow the cage) stay clear of the edge (measured 9–13 mm over runs, inside the
+    box's 2 cm thickness: an edge turning within a step brings another of its points closer than the row's, and
+    rows held by the penalty come back out by the slop per step); without, the box edge cuts in between her
+    vertices (0.1 mm). Her render edges are drawn straight where her cheek bends round the box's edge: they cut
+    7.8 mm into it (measured; her vertices stay out), where rows on the render edges themselves held them 9 mm off
+    but her cheek could not bend round the edge (see core.contact.surface.BodySurface)."""
+    from core.contact.surface import BodySurface, point_positions
     v, t = load_obj(SUZANNE)
     v = v[:, [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
     v = (v - v.mean(axis=0)) * (0.76 / np.ptp(v, axis=0).max())
     v = v @ (rotation(2, -12.0) @ rotation(0, -10.0)).T + np.array([0.15, 0.25, 1.35])
     tm = core.tetrahedralize(v, t, resolution=12)
-    edges = unique_edges(t)
+    surface = BodySurface(tm, 0.7, "Suzanne")
+    edges = surface.edges[surface.collider_edges]
+    render = unique_edges(t)
     step_edge = np.array([[0.2, -0.7, 0.4], [0.2, 1.3, 0.4]])    # the box's top edge under her cheek
+    along = np.linspace(0.0, 1.0, 9)[:, None, None]
     nearest = {}
     for edge_contacts in (True, False):
         world = core.World(settings=core.SolverSettings(cg_iterations=50))
@@ -129,16 +138,20 @@ def test_unsubdivided_suzanne_across_a_box_edge_stays_off_the_edge():
         body = world.add_body(tm, core.Material(youngs_modulus=1.0e5, poisson_ratio=0.45, density=1070.0,
                                                 damping_mass=0.0, damping_stiffness=0.001, friction=0.7))
         world.add_collider(*box((0.2, -0.7, 0.0), (1.8, 1.3, 0.4)), friction=0.5, thickness=0.02)
-        closest = np.inf
+        closest, into_box = np.inf, 0.0
         for _ in range(56):    # she reaches the edge at step 34 and slides off it by step 56
             world.step(1.0 / 96.0)
-            p = tm.embedding.positions(body.x)
+            p = point_positions(body.x, surface.nodes, surface.weights, 0.0, body.x)
             a, b = p[edges[:, 0]], p[edges[:, 1]]
             n = len(edges)
             closest = min(closest, brute_closest_many(a, b, np.tile(step_edge[0], (n, 1)),
                                                       np.tile(step_edge[1], (n, 1)))[2].min())
+            q = p[render[:, 0]] + along * (p[render[:, 1]] - p[render[:, 0]])    # along her render edges
+            into_box = max(into_box, np.minimum(q[..., 0] - 0.2, 0.4 - q[..., 2]).max())
         nearest[edge_contacts] = closest
-    assert nearest[True] > 0.005, f"render edges {nearest[True] * 1e3:.1f} mm from the box edge"
+        if edge_contacts:
+            assert into_box < 0.01, f"a render edge {into_box * 1e3:.1f} mm into the box"
+    assert nearest[True] > 0.005, f"surface edges {nearest[True] * 1e3:.1f} mm from the box edge"
     assert nearest[False] < 0.002
 
 
@@ -167,3 +180,29 @@ def test_rigid_misfit_is_zero_for_a_rigid_motion_and_the_bend_for_a_bent_sheet()
     assert rigid_misfit(flat, turned) < 1e-12
     bent, _ = sheet(0.03)
     assert 0.01 < rigid_misfit(flat, bent) < 0.03     # the 3 cm rise, less what a best rigid fit takes up
+
+
+def test_an_eight_vertex_bar_bends_over_a_box_edge_like_a_subdivided_one():
+    """A 1 m × 10 cm × 10 cm bar (E = 1 MPa) laid across a 30 cm box collider, its ends overhanging 35 cm: the
+    8-vertex bar's cage bends over the box's edges as much as the subdivided bar's (386 vertices), its long
+    render edges cut into pieces that follow the cage. Measured after 2 s: 15.2 and 12.1 mm from the middle to
+    the ends; a cantilever clamped at the box's edge would sag 22 mm (Euler–Bernoulli). Before, −0.8 and 4.5 mm:
+    the 8-vertex bar's render edges, straight from end to end, were held off the box's edges, and both cages were
+    as stiff as full tets (core.geometry.cage)."""
+    from contact_scenes import plane
+    droop = []
+    for levels in (0, 3):
+        world = core.World(settings=core.SolverSettings(cg_iterations=50))
+        world.add_collider(*plane(20.0), friction=0.5)
+        world.add_collider(*box_surface((-0.15, -0.15, 0.0), (0.15, 0.15, 0.3)), friction=0.5)
+        v, t = box_surface((-0.5, -0.05, 0.3005), (0.5, 0.05, 0.4005))
+        for _ in range(levels):
+            v, t = subdivide(v, t)
+        tm = core.tetrahedralize(v, t, resolution=12)
+        tm.embedding.triangles = t
+        body = world.add_body(tm, core.Material(1e6, 0.45, 1000.0, damping_stiffness=0.001, friction=0.5))
+        for _ in range(192):
+            world.step(1.0 / 96.0)
+        x, rest = body.x, tm.nodes
+        droop.append(x[np.abs(rest[:, 0]) < 0.1, 2].mean() - x[np.abs(rest[:, 0]) > 0.45, 2].mean())
+    assert droop[0] > 0.01 and droop[0] == pytest.approx(droop[1], rel=0.3), droop

@@ -193,7 +193,7 @@ def test_relaxation_shrinks_cage_and_keeps_surface_inside():
     v, t = icosphere(3, radius=1.0)
     from core.geometry.cage import build_cage
     from core.geometry.meshinput import SurfaceMesh
-    loose = build_cage(SurfaceMesh(v, t), 8, relax_passes=0)[4]["cage_volume_unit"]
+    loose = build_cage(SurfaceMesh(v, t), 8, relax_passes=0)[5]["cage_volume_unit"]
     tm = core.tetrahedralize(v, t, resolution=8)
     assert tm.report["relaxed_moves"] > 0
     assert tm.report["cage_volume"] < 0.95 * loose * 2.0 ** 3  # unit coordinates: the sphere's side is 2
