@@ -45,13 +45,16 @@ def _surface_samples(points, tris, h):
     return np.concatenate(out) if out else np.zeros((0, 3))
 
 
-def _peel_slivers(tets, quality):
-    """Drop sliver tets that lie on the boundary, repeatedly (removing an interior sliver would open a hole)."""
+def _peel_slivers(tets, quality, volumes, budget):
+    """Drop sliver tets that lie on the boundary, repeatedly (removing an interior sliver would open a hole), while
+    the volume they take away stays within `budget`: a thin box's faces are lined with slivers whose peeling, round
+    after round, took 1.3-1.6 % of its volume and the surface's shape with it."""
     keep = np.ones(len(tets), bool)
     while True:
         on_boundary = np.any(matched_faces(tets[keep])[2], axis=1)
         drop = np.flatnonzero(keep)[on_boundary & (quality[keep] < SLIVER_QUALITY)]
-        if len(drop) == 0:
+        budget -= float(np.abs(volumes[drop]).sum())
+        if len(drop) == 0 or budget < 0.0:
             return keep
         keep[drop] = False
 
@@ -115,7 +118,7 @@ def build_conforming(surface, resolution):
         if len(bad) == 0:
             break
         samples = np.delete(samples, bad, axis=0)
-    tets = tets[_peel_slivers(tets, quality)]
+    tets = tets[_peel_slivers(tets, quality, signed_volumes(points, tets), 0.5 * _VOLUME_TOLERANCE * volume)]
     kept_volume = float(np.abs(signed_volumes(points, tets)).sum())
     used = np.zeros(len(points), bool)
     used[tets.reshape(-1)] = True
