@@ -14,7 +14,7 @@ rows they are frictionless (the body's friction comes from its vertex rows besid
 import numpy as np
 
 from .broadphase import body_boxes
-from .edges import EdgeBVH, edge_contacts, edge_stencil, feature_edges
+from .edges import EdgeBVH, edge_contacts, edge_keys, edge_stencil, feature_edges
 from .edge_rows import EDGE_STENCIL, EdgeRowSet
 from .surface import point_positions
 
@@ -35,18 +35,13 @@ class BodyEdges:
             fe, fa = feature_edges(rest, s.render_triangles, closed=s.closed) if len(s.render_triangles) else (
                 np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64))
             render = np.flatnonzero(edge_body == b)
-            sharp = np.isin(_keys(lay["edges"][render] - poffs[b], len(s)), _keys(fe, len(s)))
+            sharp = np.isin(edge_keys(lay["edges"][render] - poffs[b]), edge_keys(fe))
             self.first.append(int(poffs[b]))
             self.count.append(s.num_render_points)
             self.mine.append(render[sharp])
             self.faces.append(fa)
             self.bvh.append(EdgeBVH(rest, fe) if len(fe) else None)
             self.used.append(np.unique(np.concatenate([fe.ravel(), s.render_triangles[fa[fa >= 0]].ravel()])))
-
-
-def _keys(edges, n):
-    """One int64 per undirected edge of points below n."""
-    return edges.min(axis=1) * n + edges.max(axis=1)
 
 
 def body_edge_rows(lay, surfaces, edges, x0, v, dt, thickness, margin, search_depth, max_per_edge):

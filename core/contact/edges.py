@@ -43,6 +43,12 @@ def unique_edges(triangles):
     return np.unique(e, axis=0).astype(np.int64).reshape(-1, 2)
 
 
+def edge_keys(edges):
+    """One int64 per undirected edge (E,2) of point indices below 2³¹, the same whichever way it is given."""
+    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    return (e.min(axis=1) << 32) | e.max(axis=1)
+
+
 def feature_edges(vertices, triangles, min_angle_deg=30.0, closed=None):
     """Sharp edges of a collider mesh, found once: (F,2) vertex-index pairs and (F,2) adjacent triangle ids.
 

@@ -3,6 +3,7 @@ cage's cells, the new vertices embedded in the cage, so contact forces spread ov
 import numpy as np
 
 from ..geometry.embedding import barycentric_in_tets, embed_points
+from .edges import edge_keys
 
 MAX_PASSES = 12   # each pass halves the edges it splits: 2¹² covers a render edge 4096 cells long
 
@@ -25,7 +26,7 @@ def refine_to_length(rest, triangles, length):
         e = np.sort(np.stack([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]], axis=1), axis=2)   # (m,3,2)
         flat = e.reshape(-1, 2)
         uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
-        on = np.ones(len(uniq), bool) if pieces is None else np.isin(_keys(uniq), _keys(pieces))
+        on = np.ones(len(uniq), bool) if pieces is None else np.isin(edge_keys(uniq), edge_keys(pieces))
         long = np.linalg.norm(points[uniq[:, 0]] - points[uniq[:, 1]], axis=1) > length
         long &= uniq[:, 0] != uniq[:, 1]
         if not long.any():
@@ -43,11 +44,6 @@ def refine_to_length(rest, triangles, length):
     if pieces is None:
         pieces = np.zeros((0, 2), np.int64)
     return points[n0:], parents, tris, pieces[pieces[:, 0] != pieces[:, 1]]
-
-
-def _keys(pairs):
-    """One int64 per sorted pair of point indices."""
-    return (pairs[:, 0].astype(np.int64) << 32) | pairs[:, 1]
 
 
 def _split(tris, mid):

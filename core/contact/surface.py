@@ -6,7 +6,7 @@ import numpy as np
 
 from ..jit import njit, prange
 from .colliders import closed_and_oriented, enclosed_volume
-from .edges import unique_edges
+from .edges import edge_keys, unique_edges
 from .refine import embed_samples, refine_to_length
 
 # Outward faces of a positively oriented tet (a, b, c, d).
@@ -85,8 +85,7 @@ class BodySurface:
 def render_edges_and_pieces(render, pieces):
     """The render edges (r,2) then the pieces (sorted pairs) that are not render edges, and which of those are
     used against colliders: every piece (a render edge not split is a piece of its own)."""
-    render_keys = np.sort(render, axis=1) @ np.array([1 << 32, 1], np.int64)
-    piece_keys = pieces @ np.array([1 << 32, 1], np.int64)
+    render_keys, piece_keys = edge_keys(render), edge_keys(pieces)
     new = ~np.isin(piece_keys, render_keys)
     edges = np.ascontiguousarray(np.concatenate([render, pieces[new]]), dtype=np.int64)
     return edges, np.concatenate([np.isin(render_keys, piece_keys), np.ones(int(new.sum()), bool)])
