@@ -99,8 +99,8 @@ def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_dep
     when both its points have a vertex row against that collider with one normal (they hold the edge against
     one plane, the edge between them too); width: the stencil width of the stage's rows.
     """
-    ids = lay["collider_edges"]
-    edges, nodes, weights = lay["edges"][ids], lay["nodes"], lay["weights"]
+    ids, edges = lay["collider_edges"], lay["collider_edge_points"]
+    nodes, weights = lay["nodes"], lay["weights"]
     if cedges.bvh is None or not len(edges):
         return []
     # Broad phase: all the nodes' box against each feature edge's own box (the BVH's leaves span several edges: a

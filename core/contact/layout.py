@@ -10,8 +10,8 @@ def build_layout(surfaces, num_nodes, body_thickness):
     a dict: the render points' stencils (nodes, weights) and body (group) and μ; the triangles over those points
     with their body, μ, one-sidedness and thickness (body_thickness); the cells (the points' distinct stencils)
     and their points; per body with triangles its BodyTriangles; the bookkeeping points (render points, then
-    render edges and their pieces: num_points, group, mu), which edges meet colliders' (collider_edges); scratch p0,
-    p1 for the points' start and end positions."""
+    render edges and their pieces: num_points, group, mu), which edges meet colliders' (collider_edges, and their
+    points: collider_edge_points); scratch p0, p1 for the points' start and end positions."""
     offs = np.concatenate([[0], np.cumsum(num_nodes)])
     poffs = np.concatenate([[0], np.cumsum([len(s) for s in surfaces])])
     nodes = np.concatenate([np.where(s.nodes >= 0, s.nodes + offs[i], -1) for i, s in enumerate(surfaces)])
@@ -58,6 +58,7 @@ def build_layout(surfaces, num_nodes, body_thickness):
     # Bookkeeping points: the render points, then the render edges (edge e is point P + e, core.contact.edge_rows).
     lay["edges"] = np.concatenate([s.edges + poffs[i] for i, s in enumerate(surfaces)]).astype(np.int64)
     lay["collider_edges"] = np.flatnonzero(np.concatenate([s.collider_edges for s in surfaces]))
+    lay["collider_edge_points"] = np.ascontiguousarray(lay["edges"][lay["collider_edges"]])   # gathered once
     lay["group"] = np.concatenate([lay["group"], lay["group"][lay["edges"][:, 0]]])
     lay["mu"] = np.concatenate([lay["mu"], lay["mu"][lay["edges"][:, 0]]])
     lay["num_points"] = len(lay["group"])
