@@ -156,6 +156,11 @@ class World:
         self._set_pin_targets(nodes, positions)
         self._driven[nodes] = True
 
+    def _forget_targets(self):
+        """After a step: pin targets and drives are given for one step at a time."""
+        self._pin_target_set[:] = False
+        self._driven[:] = False
+
     def _forces(self):
         key = (self.settings.stress_differential, self.settings.dapd_alpha, self.settings.dapd_beta)
         if self._force_model is None or self._force_model_key != key:
@@ -199,8 +204,7 @@ class World:
             inv_mass = np.where(self._driven, 0.0, inv_mass)
         if self.sleeping:
             if self._wake_disturbed(target, dt):
-                self._pin_target_set[:] = False
-                self._driven[:] = False
+                self._forget_targets()
                 self._contact.finish_step()
                 self.stats = {"asleep": len(self.bodies), "newton_iterations": 0, "cg_iterations": 0,
                               "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0, "penalty_rows": 0,
@@ -234,8 +238,7 @@ class World:
             self._state.assign(backup)
             raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
                                      "(lower dt, add substeps or stiffen/soften the material)")
-        self._pin_target_set[:] = False
-        self._driven[:] = False
+        self._forget_targets()
         t1 = time.perf_counter()
         if self._contact.penetrating:
             solved = self._state.x.copy()
@@ -353,8 +356,7 @@ class World:
         if not np.all(np.isfinite(self._state.x)):
             self._state.assign(backup)
             raise SimulationDiverged("the static solve produced NaN/inf; state restored")
-        self._pin_target_set[:] = False
-        self._driven[:] = False
+        self._forget_targets()
         self.stats = stats
         return stats
 
