@@ -93,8 +93,12 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                             description="Coulomb friction coefficient mu (dimensionless); also used when "
                                         "this object is a Collision object")
     pin_group: StringProperty(name="Pin Group", default="", options=set(),
-                              description="Vertex group whose vertices (weight > 0.5) follow the object's "
-                                          "animated shape instead of being simulated ('' for none)")
+                              description="Vertex group pinning the body to the object's animated shape: weight 1 "
+                                          "follows it exactly, lighter weights are pulled toward it by springs "
+                                          "(Pin Spring), 0 is free ('' for none)")
+    pin_spring: FloatProperty(name="Pin Spring", default=5.0, min=0.01, soft_max=50.0, options=set(),
+                              description="How fast a vertex of pin weight 0.5 springs back toward its pinned place, "
+                                          "in Hz (weight w: this times sqrt(w / (1 - w)); weight 1 holds exactly)")
     stiffness_group: StringProperty(name="Stiffness Group", default="", options=set(),
                                     description="Vertex group scaling Young's modulus per region by its "
                                                 "weight (floor 1 %); vertices outside it keep full stiffness "

@@ -1,7 +1,10 @@
-"""Runtime data of one soft body in a session: cage, embedding, pins (the pin fit) and per-node averages."""
+"""Runtime data of one soft body in a session: cage, embedding, pins (the pin fit, the goals) and per-node averages."""
 import numpy as np
 
 from . import bridge
+
+# A pin weight this high holds its vertex exactly (a goal's stiffness w / (1 − w) would be past 1000× that of 0.5).
+HARD_PIN = 0.999
 
 
 def centre_of_mass(x, tm):
@@ -25,6 +28,8 @@ class Body:
         self.pinned = np.zeros(0, np.int64)
         self.pin_vertices = None
         self.pin_fit = None
+        self.goal_frequency = None   # per node (Hz) of the pin group's lighter weights, None without any
+        self.goal_poses = {}         # frame -> the goals' world targets (the animated pose) at that frame
         if self.embedding is not None:
             self.vertex_nodes = self.embedding.point_nodes
             self.vertex_weights = self.embedding.weights
@@ -47,18 +52,26 @@ class Body:
         return (out[:, 0] if values.ndim == 1 else out), total
 
     def pins(self, obj):
-        """Pinned cage nodes (those of the tets holding pin-group vertices of weight > 0.5) and the vertex mask."""
+        """Pinned cage nodes (those of the tets holding pin-group vertices of weight >= HARD_PIN), the vertex mask,
+        and per node the goal frequency (Hz) of lighter weights, None without any (Blender's Soft Body goal): a
+        node of weight w (its vertices' barycentric average, spread inward to nodes no vertex touches) is pulled
+        toward its place in the animated shape at f √(w / (1 − w)), f the Pin Spring setting."""
         name = obj.softfem.pin_group
         if not name:
-            return np.zeros(0, np.int64), None
+            return np.zeros(0, np.int64), None, None
         try:
-            weights = bridge.group_weights(obj, name)
+            weights = np.clip(bridge.group_weights(obj, name), 0.0, 1.0)
         except KeyError:
             raise RuntimeError(f"pin group '{name}' not found on '{obj.name}'") from None
-        mask = weights > 0.5
+        mask = weights >= HARD_PIN
         touched = np.zeros(self.tm.num_nodes, bool)
         touched[self.vertex_nodes[mask][self.vertex_weights[mask] > 1e-9]] = True
-        return np.flatnonzero(touched), mask
+        if not np.any((weights > 0.0) & ~mask):
+            return np.flatnonzero(touched), mask, None
+        w, total = self.node_average(weights)
+        fill_unknown(w, total > 0, self.tm.tets, 0.0)
+        w = np.where(touched, 0.0, np.minimum(w, HARD_PIN))
+        return np.flatnonzero(touched), mask, obj.softfem.pin_spring * np.sqrt(w / (1.0 - w))
 
     def stiffness_scale(self, obj):
         """Per-tet factor on Young's modulus from the stiffness group (floor 1 %)."""

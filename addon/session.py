@@ -4,8 +4,8 @@ import time
 import bpy
 import numpy as np
 
-from . import bridge, cage, colliders, effectors, mesh_hashes, readiness, scene_warnings
-from .runtime_body import Body, PinFit, centre_of_mass, fill_unknown
+from . import animated_shape, bridge, cage, colliders, effectors, mesh_hashes, readiness, scene_warnings
+from .runtime_body import Body, PinFit, centre_of_mass
 from .dependencies import load_core
 from .frame_cache import FrameCache
 from .report import one_line
@@ -105,17 +105,16 @@ class Session:
         if objects:
             self.warn(scene_warnings.unit_scale(scene))
 
-    def _animated_pose(self, obj, body, depsgraph):
-        """World cage node positions of the object's animated shape and place at the current frame."""
-        return bridge.to_world(np.array(obj.matrix_world), self._driven_nodes(obj, body, depsgraph))
-
     def _rest_state(self, scene, depsgraph):
-        """Every body in the shape and place it has now (the start frame), moving with its Initial Velocity and
-        Initial Spin (about its centre of mass)."""
+        """Every body in the shape and place it has now (the start frame), its pins on their targets, moving with its
+        Initial Velocity and Initial Spin (about its centre of mass)."""
         state = []
         for body in self.bodies:
             obj = scene.objects[body.name]
-            x = self._animated_pose(obj, body, depsgraph)
+            x = animated_shape.pose(obj, body, depsgraph, self.warn)
+            self._read_pins(obj, body)
+            if len(body.pinned):
+                x[body.pinned] = animated_shape.pin_targets(obj, body, depsgraph, self.warn)
             o = obj.softfem
             v = np.zeros_like(x)
             v[:] = tuple(o.initial_velocity)
@@ -124,6 +123,11 @@ class Session:
                 v += np.cross(spin, x - centre_of_mass(x, body.tm))
             state.append((x, v, None))
         return state
+
+    @staticmethod
+    def _read_pins(obj, body):
+        body.pinned, body.pin_vertices, body.goal_frequency = body.pins(obj)
+        body.pin_fit = PinFit(body) if len(body.pinned) else None
 
     def _reset(self, scene, depsgraph):
         """At the start frame: drop the outdated cache, cache the rest state and build the World there
@@ -158,40 +162,15 @@ class Session:
             body_material = material(core, obj)
             mesh = body.tm.moved(x0)
             body.edge = mean_edge(x0, body.tm.tets)
-            body.pinned, body.pin_vertices = body.pins(obj)
-            body.pin_fit = PinFit(body) if len(body.pinned) else None
+            self._read_pins(obj, body)
             scale = body.stiffness_scale(obj)
             body.handle = world.add_body(mesh, body_material, pinned=body.pinned if len(body.pinned) else None,
-                                         stiffness_scale=scale)
+                                         stiffness_scale=scale, goal_frequency=body.goal_frequency)
+            body.goal_poses.setdefault(frame_range(scene)[0], x0[body.handle.goal_nodes])
             self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene)))
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
         self.world = world
         self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
-
-    def _driven_nodes(self, obj, body, depsgraph, vertex_mask=None):
-        """Cage nodes (local) displaced as the object's own animated shape displaces the mesh (armature,
-        hooks, shape keys...), averaged over the vertices (or the masked ones) each node carries."""
-        driven = bridge.read_driven(obj, depsgraph)
-        if driven is None:
-            self.warn(scene_warnings.undriven(obj, "it follows"))
-            return body.tm.nodes
-        disp = driven - body.basis
-        if not disp.any():
-            return body.tm.nodes
-        node_disp, total = body.node_average(disp, vertex_mask)
-        fill_unknown(node_disp, total > 0, body.tm.tets, 0.0)
-        return body.tm.nodes + node_disp
-
-    def _pin_targets(self, obj, body, depsgraph):
-        """World targets of the pinned nodes at the current frame: the nodes placed so that the pinned
-        vertices they carry land on the object's animated shape (armature, hooks, shape keys...)."""
-        driven = bridge.read_driven(obj, depsgraph)
-        if driven is None:
-            self.warn(scene_warnings.undriven(obj, "its pins follow"))
-            local = body.tm.nodes[body.pinned]
-        else:
-            local = body.pin_fit.nodes(driven)
-        return bridge.to_world(np.array(obj.matrix_world), local)
 
     # ---- stepping and display -----------------------------------------------------------------------
     def _external_accelerations(self, core, scene):
@@ -230,15 +209,8 @@ class Session:
         s = scene.softfem
         n = s.substeps
         dt = scene.render.fps_base / (scene.render.fps * n) * s.time_scale
-        starts, ends = [], []
-        for body in self.bodies:
-            if len(body.pinned):
-                obj = scene.objects[body.name]
-                starts.append(body.handle.x[body.pinned].copy())
-                ends.append(self._pin_targets(obj, body, depsgraph))
-            else:
-                starts.append(None)
-                ends.append(None)
+        targets = [animated_shape.frame_targets(scene.objects[body.name], body, depsgraph, frame, self.warn)
+                   for body in self.bodies]
         moves = colliders.frame_targets(self.colliders, scene, depsgraph)
         self._read_animated_settings(core, scene)
         # The preconditioner carries nothing over from the frame before, and the motion the CG's warm start
@@ -252,15 +224,18 @@ class Session:
         # Animated bodies are driven along their animation through the frame's steps (where it puts them at the
         # frame's end, linearly): a moving obstacle the bodies they push cannot push back. (Moved freely within the
         # frame and put back on the animation at its end, a ball pushing another at 1.5 m/s ended 255 mm inside it.)
-        animated = [(body, body.handle.x.copy(), self._animated_pose(scene.objects[body.name], body, depsgraph))
+        animated = [(body, body.handle.x.copy(), animated_shape.pose(scene.objects[body.name], body, depsgraph,
+                                                                     self.warn))
                     for body in self.bodies if scene.objects[body.name].softfem.animated]
         pushes = self._external_accelerations(core, scene)
         try:
             for k in range(1, n + 1):
                 t = k / n
-                for body, a, b in zip(self.bodies, starts, ends):
-                    if a is not None:
-                        body.handle.set_pin_targets(a + (b - a) * t)
+                for body, (pin_a, pin_b, goal_a, goal_b) in zip(self.bodies, targets):
+                    if pin_a is not None:
+                        body.handle.set_pin_targets(pin_a + (pin_b - pin_a) * t)
+                    if goal_a is not None:
+                        body.handle.set_goal_targets(goal_a + (goal_b - goal_a) * t)
                 for body, before, pose in animated:
                     body.handle.drive(before + (pose - before) * t)
                 colliders.move(self.world, moves, t)
@@ -281,6 +256,9 @@ class Session:
             self.current = None
             return False
         colliders.commit(self.colliders, moves)
+        for body, (*_, goal_end) in zip(self.bodies, targets):
+            if goal_end is not None:
+                body.goal_poses[frame] = goal_end
         frame_seconds = dt * n
         for body, before, pose in animated:
             # Animated: the body is where its animation puts it, moving at the animation's velocity over the

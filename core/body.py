@@ -10,12 +10,13 @@ class Body:
     (`body.x[:] = ...` sets the state); fresh views on every access, so they stay valid
     when the World grows."""
 
-    def __init__(self, world, index, mesh, material, pinned_indices):
+    def __init__(self, world, index, mesh, material, pinned_indices, goal_indices):
         self._world = world
         self._index = index
         self.mesh = mesh
         self.material = material
         self.pinned = pinned_indices
+        self.goal_nodes = goal_indices
 
     @property
     def node_slice(self):
@@ -54,16 +55,26 @@ class Body:
     def set_pin_targets(self, positions):
         """Where the pinned nodes must be at the end of the next step: the full (N,3) array or
         (k,3) for the pinned nodes only, in the order of `body.pinned`."""
-        p = np.asarray(positions, dtype=np.float64)
-        k = len(self.pinned)
-        if p.shape == (self.num_nodes, 3):
-            p = p[self.pinned]
-        elif p.shape != (k, 3):
-            raise InvalidInputError(
-                f"pin targets must have shape ({self.num_nodes}, 3) or ({k}, 3), got {p.shape}")
-        if not np.all(np.isfinite(p)):
-            raise InvalidInputError("pin targets contain NaN or infinite coordinates")
+        p = self._on_nodes(positions, self.pinned, "pin targets")
         self._world._set_pin_targets(self.node_slice.start + self.pinned, p)
+
+    def set_goal_targets(self, positions):
+        """Where the goal springs pull the nodes from the next step on (they hold until set again): the full (N,3)
+        array or (k,3) for the goal nodes only, in the order of `body.goal_nodes`."""
+        p = self._on_nodes(positions, self.goal_nodes, "goal targets")
+        self._world._set_goal_targets(self.node_slice.start + self.goal_nodes, p)
+
+    def _on_nodes(self, positions, nodes, what):
+        """positions (N,3) or (k,3) as finite (k,3) on `nodes`; InvalidInputError naming `what` otherwise."""
+        p = np.asarray(positions, dtype=np.float64)
+        k = len(nodes)
+        if p.shape == (self.num_nodes, 3):
+            p = p[nodes]
+        elif p.shape != (k, 3):
+            raise InvalidInputError(f"{what} must have shape ({self.num_nodes}, 3) or ({k}, 3), got {p.shape}")
+        if not np.all(np.isfinite(p)):
+            raise InvalidInputError(f"{what} contain NaN or infinite coordinates")
+        return p
 
     def drive(self, positions):
         """Move the whole body along for the next step, as a kinematic body: every node ends it at `positions`

@@ -12,6 +12,7 @@ from .material import Material
 from .model import Model
 from .node_rows import add_rows, all_finite
 from .settings import SolverSettings
+from .goals import Goals, goal_omega2
 from .sleep import Sleep, seen_moving, swept_boxes
 from .solve.implicit_step import implicit_step
 from .solve.multigrid import Multigrid
@@ -29,7 +30,7 @@ class World:
     """Bodies stepped together: all nodes in one global state, one CG solve per Newton iteration.
 
     world = World(gravity=(0, 0, -9.81), settings=SolverSettings())
-    body = world.add_body(mesh, material, pinned=None, stiffness_scale=None)
+    body = world.add_body(mesh, material, pinned=None, stiffness_scale=None, goal_frequency=None)
     world.step(dt); world.solve_static(); world.stats
 
     world.sleeping (default True): an island of touching bodies whose render points (a body without an embedding:
@@ -53,6 +54,7 @@ class World:
         self._pin_target = np.zeros((0, 3))
         self._pin_target_set = np.zeros(0, dtype=bool)
         self._driven = np.zeros(0, dtype=bool)   # nodes of bodies driven through the next step (Body.drive)
+        self._goals = Goals()
         # Contact: colliders and body surfaces, solved after each Newton iteration's solve as
         # correct(state, x_n, v_n, dt), which corrects state.x / state.v in place.
         self._contact = ContactStage()
@@ -87,9 +89,11 @@ class World:
         """The live global State (x, v, rotations, DAPD witnesses of all bodies)."""
         return self._state
 
-    def add_body(self, mesh, material, pinned=None, stiffness_scale=None):
+    def add_body(self, mesh, material, pinned=None, stiffness_scale=None, goal_frequency=None):
         """Add a soft body. pinned: node indices (integers), or a per-node weight array (float,
-        weight > 0.5 pinned) or bool mask; stiffness_scale: per-tet factor (M,) on Young's modulus.
+        weight > 0.5 pinned) or bool mask; stiffness_scale: per-tet factor (M,) on Young's modulus;
+        goal_frequency: per node (N,) in Hz, a spring m (2π f)² pulling the node toward its goal target
+        (Body.set_goal_targets; at first its rest place), 0 for none (core.goals).
         Returns the Body handle; the body starts at rest in mesh.nodes."""
         if not isinstance(mesh, TetMesh):
             raise InvalidInputError("mesh must be a core.TetMesh")
@@ -103,6 +107,7 @@ class World:
             scale = np.array(stiffness_scale, dtype=np.float64).reshape(-1)
             if scale.shape != (m,) or not np.all(np.isfinite(scale)) or np.any(scale <= 0):
                 raise InvalidInputError(f"stiffness_scale must be {m} positive finite numbers (one per tet)")
+        omega2 = goal_omega2(goal_frequency, n)
         specs = self._specs + [(mesh, material, pin_mask, scale)]
         model = Model(specs)
         new = State.at_rest(mesh.nodes, m)
@@ -115,7 +120,8 @@ class World:
         self._pin_target = np.concatenate([self._pin_target, mesh.nodes])
         self._pin_target_set = np.concatenate([self._pin_target_set, np.zeros(n, dtype=bool)])
         self._driven = np.concatenate([self._driven, np.zeros(n, dtype=bool)])
-        body = Body(self, len(self.bodies), mesh, material, np.flatnonzero(pin_mask))
+        self._goals.add_body(mesh.nodes, omega2)
+        body = Body(self, len(self.bodies), mesh, material, np.flatnonzero(pin_mask), np.flatnonzero(omega2))
         self._contact.add_body(mesh, material.friction, f"body {body._index}")
         self._sleep.add_body()
         self.bodies.append(body)
@@ -152,14 +158,18 @@ class World:
         self._pin_target[nodes] = positions
         self._pin_target_set[nodes] = True
 
+    def _set_goal_targets(self, nodes, positions):
+        self._goals.set_targets(nodes, positions)
+
     def _drive(self, nodes, positions):
         self._set_pin_targets(nodes, positions)
         self._driven[nodes] = True
 
     def _forget_targets(self):
-        """After a step: pin targets and drives are given for one step at a time."""
+        """After a step: pin targets and drives are given for one step at a time (goal targets hold)."""
         self._pin_target_set[:] = False
         self._driven[:] = False
+        self._goals.forget_moves()
 
     def _forces(self):
         key = (self.settings.stress_differential, self.settings.dapd_alpha, self.settings.dapd_beta)
@@ -230,7 +240,8 @@ class World:
         try:
             stats = implicit_step(self._forces(), self._state, dt, self._gravity, target,
                                   self.settings, self._correct, penalty=self._penalty, held=held,
-                                  multigrid=self._multigrid, acceleration=self._motion.acceleration(self._state.v))
+                                  multigrid=self._multigrid, acceleration=self._motion.acceleration(self._state.v),
+                                  goal=self._goals.step_terms(held))
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None
@@ -322,6 +333,7 @@ class World:
         boxes, moving_collider = swept_boxes(x, v, self._model.node_ranges, sleep.asleep, dt, self._gravity,
                                              self._contact.colliders)
         moved = (self._model.pinned | self._driven) & self._pin_target_set & np.any(target != x, axis=1)
+        moved |= self._goals.moved
         sleep.wake_disturbed(x, v, self._model.node_ranges, moved, boxes)
         return bool(sleep.asleep.all()) and not moving_collider
 
@@ -351,6 +363,8 @@ class World:
         for body in self.bodies:
             if len(body.pinned) == 0:
                 raise InvalidInputError("solve_static needs pinned nodes on every body (a free body has no equilibrium)")
+        if self._goals.any():
+            raise InvalidInputError("solve_static does not take goal springs: step the world to its rest instead")
         backup = self._state.copy()
         stats = solve_static(self._forces(), self._state, self._gravity, self._targets(), self.settings)
         if not np.all(np.isfinite(self._state.x)):

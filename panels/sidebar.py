@@ -56,6 +56,8 @@ def draw_object(layout, context):
         row = layout.row()
         row.alert = True
         row.label(text=f"Pin group '{s.pin_group}' not found", icon='ERROR')
+    if s.pin_group:
+        layout.prop(s, "pin_spring")
     layout.prop_search(s, "stiffness_group", obj, "vertex_groups")
     layout.prop(s, "animated")
     col = layout.column()

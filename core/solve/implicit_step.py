@@ -20,7 +20,7 @@ INTERMEDIATE_TOLERANCE = 10.0
 
 
 def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None, held=None,
-                  multigrid=None, acceleration=None):
+                  multigrid=None, acceleration=None, goal=None):
     """Advance `state` (every body of the model) by dt in place with settings.integrator; returns the step's stats
     (solves: the CG solves run, up to CONTACT_SOLVES per Newton iteration with contact rows;
     cg_iterations: the most CG iterations of any body over the step (all its solves), cg_iterations_sum: of all bodies;
@@ -50,7 +50,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     (the momentum balance of a body they touch includes their forces). `held`
     (bool per node), if given, replaces the model's pin mask for this step (sleeping bodies are held where they
     are). `multigrid` (a core.solve.multigrid.Multigrid, kept across steps), if given, preconditions the CG when
-    settings.preconditioner asks for it.
+    settings.preconditioner asks for it. `goal` (ω² per node, targets (N,3)), if given, adds the goal springs'
+    forces m ω² (target − x) to F and their stiffness to the system's diagonal ((1 + αh + h² ω²) M; core.goals).
 
     Contact under Newmark: a body that the predicted contact rows touch steps with backward Euler (h = Δt, w = 0),
     the others with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped
@@ -75,6 +76,10 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     mass = md.mass
     alpha = md.damping_mass[:, None]
     mass_coef = 1.0 + md.damping_mass * h
+    if goal is not None:
+        goal_omega2, goal_target = goal
+        goal_stiffness = (mass * goal_omega2)[:, None]
+        mass_coef = mass_coef + h * h * goal_omega2
     tet_scale = md.damping_stiffness * h_tet + h_tet * h_tet
     has_beta = bool(md.damping_stiffness.max(initial=0.0) > 0.0)   # (damping is never negative)
     any_newmark = bool(newmark.any())
@@ -95,6 +100,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         _iterate_velocity(state.x, x_n, v_n, h, w, v_k)
         b = force_model.forces(state.x)
         add_rows(b, mass, g)
+        if goal is not None:
+            b += goal_stiffness * (goal_target - state.x)
         if k == 0:
             if any_newmark and settings.newton_iterations > 1:
                 force_n = b - alpha * mass[:, None] * v_n

@@ -1,0 +1,51 @@
+"""Goal springs: nodes pulled toward targets by springs k = m ω² (a graded pin, as Blender's Soft Body goal)."""
+import numpy as np
+
+from .errors import InvalidInputError
+
+
+def goal_omega2(frequency, n):
+    """ω² per node (n,) of goal frequencies in Hz (None: no goals); InvalidInputError unless n finite numbers >= 0."""
+    if frequency is None:
+        return np.zeros(n)
+    f = np.array(frequency, dtype=np.float64).reshape(-1)
+    if f.shape != (n,) or not np.all(np.isfinite(f)) or np.any(f < 0):
+        raise InvalidInputError(f"goal frequencies must be {n} finite numbers >= 0 in Hz (one per node)")
+    return (2.0 * np.pi * f) ** 2
+
+
+class Goals:
+    """Per node of a World: its goal's ω² (1/s², 0 for none) and target. A node of mass m is pulled toward its
+    target by the force m ω² (target − x), implicitly in the step (the spring's stiffness enters the step's
+    matrix as h² ω² on the node's mass), so any ω is stable. Targets hold until set again; a change wakes the
+    body (`moved`)."""
+
+    def __init__(self):
+        self.omega2 = np.zeros(0)
+        self.target = np.zeros((0, 3))
+        self.moved = np.zeros(0, dtype=bool)
+
+    def add_body(self, nodes, omega2):
+        """Append a body's nodes (rest positions: the first targets) and their ω² (goal_omega2)."""
+        n = len(nodes)
+        self.omega2 = np.concatenate([self.omega2, omega2])
+        self.target = np.concatenate([self.target, nodes])
+        self.moved = np.concatenate([self.moved, np.zeros(n, dtype=bool)])
+
+    def set_targets(self, nodes, positions):
+        changed = np.any(self.target[nodes] != positions, axis=1)
+        self.moved[nodes[changed]] = True
+        self.target[nodes] = positions
+
+    def any(self):
+        return bool(self.omega2.any())
+
+    def step_terms(self, held):
+        """(ω² per node, targets) for a step, zero on held nodes (pins, sleepers, driven bodies), or None if no
+        node has a goal."""
+        if not self.any():
+            return None
+        return np.where(held, 0.0, self.omega2), self.target
+
+    def forget_moves(self):
+        self.moved[:] = False
