@@ -43,6 +43,10 @@ class SOFTFEM_OT_add_soft_body(bpy.types.Operator):
             return {'CANCELLED'}
         # Frame handlers write meshes during renders: the render must not read them concurrently.
         context.scene.render.use_lock_interface = True
+        # The simulation keeps its own frame range from here on, as Blender's point caches do: changing the scene's
+        # range (to render a few frames, or a farm's -s/-e) neither moves its start nor drops what was simulated.
+        if not context.scene.softfem.use_frame_range:
+            context.scene.softfem.use_frame_range = True   # (taking the scene's range: properties._frame_range_toggled)
         if added:
             self.report({'INFO'}, "Soft body added: " + ", ".join(added))
         if deferred:

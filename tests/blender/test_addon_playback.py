@@ -118,3 +118,25 @@ def test_remove_restores_the_mesh_bit_for_bit(blender, softfem):
     mesh.vertices.foreach_get("co", shown)
     obj.evaluated_get(dg).to_mesh_clear()
     assert shown.tobytes() == before.tobytes()
+
+
+def test_the_simulation_keeps_its_frame_range_when_the_scene_range_changes(blender, softfem):
+    # Add turns Simulation Frame Range on with the scene's range, as Blender's point caches keep their own: the
+    # scene's range set to 5-8 to render a few frames (or by a farm's -s/-e) shows the frames played from 1. (It
+    # followed the scene's start: frame 5 became a new start, the ball at rest in its modelled place.)
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 8
+    obj = make_ball(bpy, resolution=4)
+    assert scene.softfem.use_frame_range and (scene.softfem.frame_start, scene.softfem.frame_end) == (1, 8)
+    played = {}
+    for f in range(1, 9):
+        scene.frame_set(f)
+        played[f] = evaluated_world(bpy, obj)
+    scene.frame_start, scene.frame_end = 5, 30
+    for f in (5, 8):
+        scene.frame_set(f)
+        np.testing.assert_allclose(evaluated_world(bpy, obj), played[f], atol=1e-6)
+    assert session(softfem, bpy).cached_frames() == list(range(1, 9)) and not session(softfem, bpy).outdated
+    scene.frame_set(12)                                   # past the simulation's end: its last frame
+    np.testing.assert_allclose(evaluated_world(bpy, obj), played[8], atol=1e-6)
