@@ -112,6 +112,14 @@ def add_to_world(world, scene, depsgraph, bodies):
     return added
 
 
+def read_friction(world, colliders, scene):
+    """Give the World each collider's friction at this frame where it changed (keyframed)."""
+    for c in colliders:
+        obj = scene.objects.get(c.name)
+        if obj is not None and obj.softfem.friction != c.handle.friction:
+            world.set_collider_friction(c.handle, obj.softfem.friction)
+
+
 def frame_targets(colliders, scene, depsgraph):
     """[(collider, world vertices at this frame)] for colliders that moved and still have the same vertex count
     (a collider left out stays where it is); static colliders are not read."""

@@ -1,5 +1,5 @@
-"""The warnings a scene's simulation may give about its setup: units, bodies too soft for their size, shapes that
-cannot be read. Each returns its one-line message, or None when there is nothing to say."""
+"""The warnings a scene's simulation may give about its setup: units, bodies too soft for their size, a Mirror after
+SoftFEM, shapes that cannot be read. Each returns its one-line message, or None when there is nothing to say."""
 import numpy as np
 
 
@@ -26,6 +26,20 @@ def too_soft(obj, material, x, g):
     return (f"'{obj.name}' is too soft for its size: its weight presses its base with {pressure:.3g} Pa, more than "
             f"its Young's modulus ({material.youngs_modulus:.3g} Pa), so it slumps; raise Young's modulus or check "
             "its size (one Blender unit is one metre)")
+
+
+def mirror_after(obj, output):
+    """A Mirror modifier after SoftFEM's output modifier `output`: it mirrors the simulated half about a place the
+    simulation does not move (the object's origin or its mirror object), so the halves part as the body falls, and
+    the mirrored half does not collide."""
+    names = [m.name for m in obj.modifiers]
+    if output is None or output.name not in names:
+        return None
+    after = obj.modifiers[names.index(output.name) + 1:]
+    if not any(m.type == 'MIRROR' and m.show_viewport for m in after):
+        return None
+    return (f"'{obj.name}' has a Mirror modifier after SoftFEM: only the half before it is simulated, and its mirror "
+            "image stays about a place that does not move; apply the Mirror before Add Soft Body")
 
 
 def undriven(obj, what):

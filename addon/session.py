@@ -168,6 +168,7 @@ class Session:
                                          stiffness_scale=scale, goal_frequency=body.goal_frequency)
             body.goal_poses.setdefault(frame_range(scene)[0], x0[body.handle.goal_nodes])
             self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene)))
+            self.warn(scene_warnings.mirror_after(obj, bridge.output_modifier(obj)))
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
         self.world = world
         self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
@@ -193,6 +194,7 @@ class Session:
             o, m = obj.softfem, body.handle.material
             if (m.youngs_modulus, m.damping_stiffness, m.friction) != (o.youngs_modulus, o.damping, o.friction):
                 body.handle.set_material(material(core, obj))
+        colliders.read_friction(self.world, self.colliders, scene)
 
     def _set_state(self, state):
         for body, (x, v, _motion) in zip(self.bodies, state):

@@ -20,10 +20,10 @@ from .solve.static import solve_static
 from .state import State
 from .warm_start import LastMotion
 from .tetmesh import TetMesh
+from .upright import keep_tets_upright
 
 __all__ = ["World", "SolverSettings"]
 
-INVERSION_HALVINGS = 6   # see World._keep_tets_upright
 
 
 class World:
@@ -256,7 +256,7 @@ class World:
             with solver_threads(self._model.num_tets):
                 self._contact.stabilize(self._state.x, inv_mass, dt, self._node_counts(),
                                         penalty=self._penalty)
-            self._keep_tets_upright(solved, self._state.x)
+            keep_tets_upright(self._model.tets, solved, self._state.x)
         with solver_threads(self._model.num_tets):
             self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
         self._contact.finish_step()
@@ -281,6 +281,12 @@ class World:
     def move_collider(self, collider, vertices):
         """Collider vertex positions at the end of the next step; positions are interpolated linearly within it."""
         self._contact.move_collider(collider, vertices)
+
+    def set_collider_friction(self, collider, friction):
+        """Change a collider's friction coefficient μ from the next step on; wakes every sleeping body (one resting on
+        it may slide now)."""
+        self._contact.set_collider_friction(collider, friction)
+        self.wake()
 
     @property
     def colliders(self):
@@ -337,25 +343,6 @@ class World:
         sleep.wake_disturbed(x, v, self._model.node_ranges, moved, boxes)
         return bool(sleep.asleep.all()) and not moving_collider
 
-    def _keep_tets_upright(self, before, after):
-        """Scale back (halving, at most INVERSION_HALVINGS times, then undo) the move before -> after (node
-        positions, after changed in place) on the nodes of tets it would turn inside out. Post-stabilisation
-        pushes render points out point by point; where one tet carries points on two faces of a collider's
-        edge, a push on each point can invert the tet (seen on a Suzanne resting across a box edge). (The
-        velocity correction is not held back so: that would let fast bodies through thin colliders.)"""
-        md = self._model
-        moved = np.any(after != before, axis=1)
-        tets = md.tets[np.any(moved[md.tets], axis=1)]
-        if not len(tets):
-            return
-        upright = _signed_volumes(before, tets) > 0.0
-        for k in range(INVERSION_HALVINGS + 1):
-            flipped = upright & (_signed_volumes(after, tets) <= 0.0)
-            if not flipped.any():
-                return
-            nodes = np.unique(tets[flipped])
-            after[nodes] = before[nodes] + (0.5 if k < INVERSION_HALVINGS else 0.0) * (after[nodes] - before[nodes])
-
     def solve_static(self):
         """Move every body to static equilibrium under gravity and its pins (Newton to
         settings.static_tolerance); velocities become zero. Every body needs pinned nodes."""
@@ -407,10 +394,3 @@ def _pin_mask(pinned, n):
             raise InvalidInputError(f"pin weights must be {n} finite numbers (one per node)")
         return p > 0.5
     raise InvalidInputError(f"pinned must be node indices or per-node weights, got dtype {p.dtype}")
-
-
-def _signed_volumes(x, tets):
-    """Six times the signed volume of each tet (k,4) at positions x."""
-    a = x[tets[:, 0]]
-    return np.einsum("kd,kd->k", np.cross(x[tets[:, 1]] - a, x[tets[:, 2]] - a), x[tets[:, 3]] - a)
-

@@ -89,8 +89,7 @@ class Collider:
         tris = np.array(tris, dtype=np.int64, copy=True)
         if len(tris) and (tris.min() < 0 or tris.max() >= len(self.start)):
             raise InvalidInputError(f"{what}: triangles index vertices out of range [0, {len(self.start) - 1}]")
-        if not (np.isfinite(friction) and friction >= 0):
-            raise InvalidInputError(f"{what}: friction must be a finite number >= 0, got {friction!r}")
+        self.set_friction(friction)
         if not (np.isfinite(thickness) and thickness >= 0):
             raise InvalidInputError(f"{what}: thickness must be a finite number >= 0, got {thickness!r}")
         if len(tris) == 0:
@@ -99,9 +98,14 @@ class Collider:
         if self.closed and enclosed_volume(self.start, tris) < 0:
             tris = tris[:, [0, 2, 1]]  # inward-facing closed mesh: flip so normals point out
         self.triangles = tris
-        self.friction = float(friction)
         self.thickness = float(thickness)
         self.end = self.start    # the same array until moved: a collider at rest keeps the caches keyed by it
+
+    def set_friction(self, friction):
+        """The Coulomb μ of its contacts; InvalidInputError naming the collider unless a finite number >= 0."""
+        if not (np.isfinite(friction) and friction >= 0):
+            raise InvalidInputError(f"collider '{self.name}': friction must be a finite number >= 0, got {friction!r}")
+        self.friction = float(friction)
 
     def move(self, vertices):
         """Positions at the end of the next step (the motion within the step is linear)."""

@@ -49,12 +49,23 @@ class ContactStage:
 
     def move_collider(self, collider, vertices):
         """Collider vertex positions at the end of the next step (linear motion within the step)."""
+        self._collider(collider).move(vertices)
+
+    def set_collider_friction(self, collider, friction):
+        """Change a collider's friction coefficient from the next step on (its contacts' memory is kept)."""
+        c = self._collider(collider)
+        c.set_friction(friction)
+        if self._live is not None and self._live.bvh is not None:
+            self._live.mu[self._live.index == c.index] = c.friction
+
+    def _collider(self, collider):
+        """The Collider of a handle or index; InvalidInputError if it is not one of this stage's."""
         if isinstance(collider, (int, np.integer)) and 0 <= collider < len(self.colliders):
             collider = self.colliders[collider]
         if not isinstance(collider, Collider) or collider.index >= len(self.colliders) \
                 or self.colliders[collider.index] is not collider:
             raise InvalidInputError(f"unknown collider {collider!r}")
-        collider.move(vertices)
+        return collider
 
     def add_body(self, mesh, friction, name):
         """Register a body's contact surface (bodies are indexed in the order they are added)."""

@@ -1,7 +1,8 @@
-"""Animated settings: a keyframed Young's modulus and friction are read per frame, change the motion, and do not
-outdate the cache; editing the animation does. Settings that cannot vary in time are not animatable."""
+"""Animated settings: a keyframed Young's modulus and friction (of a body or a collider) are read per frame, change the
+motion, and do not outdate the cache; editing the animation does. Settings that cannot vary in time are not
+animatable."""
 import numpy as np
-from addon_testing import add_ico
+from addon_testing import add_ico, evaluated_world
 
 
 def scene_with_ball(bpy):
@@ -66,6 +67,38 @@ def test_keyframed_youngs_modulus_and_friction_play_through_without_outdating_th
     fc.keyframe_points[1].co.y = 5e3                          # editing the animation outdates the cache
     bpy.context.view_layer.update()
     assert softfem.addon.status.cache_status(scene)["outdated"]
+
+
+def test_a_colliders_keyframed_friction_holds_a_cube_on_a_slope_then_lets_it_slide(blender, softfem):
+    # Blender's default cube (0.2 m, the defaults, μ 0.8) on a 30° Collision plane whose friction is keyframed
+    # 0.8 -> 0.05 (constant) at frame 24: μ = √(0.8 · 0.8) holds it, √(0.8 · 0.05) = 0.2 slides it at 3.2 m/s².
+    # (The collider's friction was read once, at the start frame: it never slid.)
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 48
+    tilt = np.radians(30.0)
+    bpy.ops.mesh.primitive_plane_add(size=20.0, rotation=(0.0, tilt, 0.0))
+    slope = bpy.context.active_object
+    slope.modifiers.new("Collision", 'COLLISION')
+    slope.softfem.friction = 0.8
+    slope.keyframe_insert('softfem.friction', frame=1)
+    slope.softfem.friction = 0.05
+    slope.keyframe_insert('softfem.friction', frame=24)
+    for curve in softfem.addon.animation._curves(slope, "softfem.friction"):
+        for key in curve.keyframe_points:
+            key.interpolation = 'CONSTANT'
+    normal = np.array([np.sin(tilt), 0.0, np.cos(tilt)])
+    bpy.ops.mesh.primitive_cube_add(size=0.2, location=tuple((0.1 + 0.021) * normal), rotation=(0.0, tilt, 0.0))
+    cube = bpy.context.active_object
+    cube.softfem.friction = 0.8
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    downhill = np.array([np.cos(tilt), 0.0, -np.sin(tilt)])
+    along = {}
+    for f in range(1, 49):
+        scene.frame_set(f)
+        along[f] = float(np.mean(evaluated_world(bpy, cube) @ downhill))
+    assert abs(along[24] - along[6]) < 0.005, along[24] - along[6]
+    assert along[48] - along[24] > 0.5, along[48] - along[24]      # 1 s at 3.2 m/s²: 1.6 m
 
 
 def test_animated_gravity_is_read_per_frame(blender, softfem):

@@ -234,6 +234,25 @@ def test_a_body_too_soft_to_hold_its_own_weight_is_warned_about(blender, softfem
     assert len(soft) == 1 and "'Big'" in soft[0] and sess.error is None
 
 
+def test_a_mirror_modifier_after_softfem_is_warned_about(blender, softfem):
+    # Round 3: half a box with a Mirror (X), dropped: the simulated half landed, its image stayed 1 m above.
+    bpy = blender
+    scene = bpy.context.scene
+    half = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 1.0), name="Half")
+    half.modifiers.new("Mirror", 'MIRROR')
+    half.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    assert [m.type for m in half.modifiers] == ['NODES', 'MIRROR']
+    whole = add_ico(bpy, subdivisions=1, location=(3.0, 0.0, 1.0), name="Whole")
+    whole.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    scene.frame_set(1)
+    scene.frame_set(2)
+    sess = softfem.addon.session.existing(scene)
+    mirrored = [w for w in sess.warnings if "Mirror" in w]
+    assert len(mirrored) == 1 and "'Half'" in mirrored[0] and sess.error is None
+
+
 def test_a_soft_body_in_an_excluded_collection_takes_no_part_as_a_collider_would_not(blender, softfem):
     bpy = blender
     scene = bpy.context.scene

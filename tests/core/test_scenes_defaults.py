@@ -190,6 +190,24 @@ def test_writing_a_sleeping_bodys_state_wakes_it():
     assert not w.asleep.any() and body.v[:, 0].mean() > 0.5
 
 
+def test_a_collider_whose_friction_drops_wakes_the_cube_asleep_on_it_which_slides_at_the_coulomb_acceleration():
+    # μ = √(μ_body μ_collider): 0.8 holds the 5 cm cube on the 30° slope; the collider's 0.8 -> 0.05 makes it 0.2,
+    # g (sin 30° − 0.2 cos 30°) = 3.206 m/s².
+    base, w = slope_run(0.8, 1.5, size=0.05)
+    assert w.asleep.all() and abs(base[-1]) < 0.005, (w.asleep, base[-1])
+    w.set_collider_friction(w.colliders[0], 0.05)
+    assert not w.asleep.any()
+    body = w.bodies[0]
+    path = []
+    for _ in range(96):
+        w.step(DT)
+        path.append(body.x[:, 0].mean())
+    expected = G * (np.sin(np.radians(30.0)) - 0.2 * np.cos(np.radians(30.0)))
+    assert abs(sliding_acceleration(np.array(path)) - expected) < 0.1 * expected
+    with pytest.raises(core.InvalidInputError, match="friction"):
+        w.set_collider_friction(w.colliders[0], -1.0)
+
+
 def test_negative_or_non_finite_friction_is_refused_naming_it():
     for bad in (-0.1, float("nan"), float("inf")):
         with pytest.raises(core.InvalidInputError, match="friction"):
