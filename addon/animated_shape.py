@@ -3,13 +3,11 @@ an Animated body's drive, and the targets of its pins and goals."""
 import numpy as np
 
 from . import bridge, scene_warnings
-from .runtime_body import fill_unknown
 
 
 def pose(obj, body, depsgraph, warn, what="it follows"):
     """World cage node positions of the object's animated shape and place at the current frame: the nodes displaced
-    as the shape displaces the mesh, averaged over the vertices each node carries (nodes no vertex touches take their
-    neighbours')."""
+    as the shape displaces the mesh (the body's ShapeFit)."""
     driven = bridge.read_driven(obj, depsgraph)
     local = body.tm.nodes
     if driven is None:
@@ -17,9 +15,7 @@ def pose(obj, body, depsgraph, warn, what="it follows"):
     else:
         disp = driven - body.basis
         if disp.any():
-            node_disp, total = body.node_average(disp)
-            fill_unknown(node_disp, total > 0, body.tm.tets, 0.0)
-            local = local + node_disp
+            local = local + body.shape_fit().displacements(disp)
     return bridge.to_world(np.array(obj.matrix_world), local)
 
 

@@ -2,6 +2,8 @@
 import numpy as np
 
 from . import bridge
+from .scene_settings import mean_edge
+from .shape_fit import ShapeFit
 
 # A pin weight this high holds its vertex exactly (a goal's stiffness w / (1 − w) would be past 1000× that of 0.5).
 HARD_PIN = 0.999
@@ -30,6 +32,7 @@ class Body:
         self.pin_fit = None
         self.goal_frequency = None   # per node (Hz) of the pin group's lighter weights, None without any
         self.goal_poses = {}         # frame -> the goals' world targets (the animated pose) at that frame
+        self._shape_fit = None
         if self.embedding is not None:
             self.vertex_nodes = self.embedding.point_nodes
             self.vertex_weights = self.embedding.weights
@@ -38,18 +41,20 @@ class Body:
             self.vertex_nodes = np.stack([idx] * 4, axis=1)
             self.vertex_weights = np.tile([1.0, 0.0, 0.0, 0.0], (tm.num_nodes, 1))
 
-    def node_average(self, vertex_values, vertex_mask=None):
-        """Per-node barycentric-weighted average of per-vertex values (n,) or (n,3), and the weight sums."""
-        w = self.vertex_weights if vertex_mask is None else self.vertex_weights * vertex_mask[:, None]
+    def shape_fit(self):
+        """The cage's ShapeFit (factorized when first asked for)."""
+        if self._shape_fit is None:
+            self._shape_fit = ShapeFit(self.tm.nodes, self.tm.tets, self.vertex_nodes, self.vertex_weights,
+                                       mean_edge(self.tm.nodes, self.tm.tets))
+        return self._shape_fit
+
+    def node_average(self, vertex_values):
+        """Per-node barycentric-weighted average of per-vertex values (n,), and the weight sums."""
         n = self.tm.num_nodes
-        total = np.bincount(self.vertex_nodes.ravel(), weights=w.ravel(), minlength=n)
-        values = np.asarray(vertex_values, np.float64)
-        cols = values.reshape(len(values), -1)
-        out = np.empty((n, cols.shape[1]))
-        for c in range(cols.shape[1]):
-            out[:, c] = np.bincount(self.vertex_nodes.ravel(), weights=(w * cols[:, c:c + 1]).ravel(), minlength=n)
-        out /= np.maximum(total, 1e-300)[:, None]
-        return (out[:, 0] if values.ndim == 1 else out), total
+        flat, w = self.vertex_nodes.ravel(), self.vertex_weights
+        total = np.bincount(flat, weights=w.ravel(), minlength=n)
+        sums = np.bincount(flat, weights=(w * np.asarray(vertex_values, np.float64)[:, None]).ravel(), minlength=n)
+        return sums / np.maximum(total, 1e-300), total
 
     def pins(self, obj):
         """Pinned cage nodes (those of the tets holding pin-group vertices of weight >= HARD_PIN), the vertex mask,
