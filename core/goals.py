@@ -1,4 +1,5 @@
-"""Goal springs: nodes pulled toward targets by springs k = m ω² (a graded pin, as Blender's Soft Body goal)."""
+"""Goal springs: nodes pulled toward targets by springs k = m ω², damped like the body (a graded pin, as Blender's Soft
+Body goal)."""
 import numpy as np
 
 from .errors import InvalidInputError
@@ -16,13 +17,15 @@ def goal_omega2(frequency, n):
 
 class Goals:
     """Per node of a World: its goal's ω² (1/s², 0 for none) and target. A node of mass m is pulled toward its
-    target by the force m ω² (target − x), implicitly in the step (the spring's stiffness enters the step's
-    matrix as h² ω² on the node's mass), so any ω is stable. Targets hold until set again; a change wakes the
-    body (`moved`)."""
+    target by the force m ω² (target − x + β (v_target − v)), β its body's stiffness damping (Rayleigh damping on
+    the springs' stiffness as on the tets', relative to the target's motion so that a moving target is followed
+    without lag), implicitly in the step (the spring enters the step's matrix as (βh + h²) ω² on the node's mass),
+    so any ω is stable. Targets hold until set again; a change wakes the body (`moved`)."""
 
     def __init__(self):
         self.omega2 = np.zeros(0)
         self.target = np.zeros((0, 3))
+        self.last = np.zeros((0, 3))    # the targets the last step ended at
         self.moved = np.zeros(0, dtype=bool)
 
     def add_body(self, nodes, omega2):
@@ -30,6 +33,7 @@ class Goals:
         n = len(nodes)
         self.omega2 = np.concatenate([self.omega2, omega2])
         self.target = np.concatenate([self.target, nodes])
+        self.last = np.concatenate([self.last, nodes])
         self.moved = np.concatenate([self.moved, np.zeros(n, dtype=bool)])
 
     def set_targets(self, nodes, positions):
@@ -40,12 +44,14 @@ class Goals:
     def any(self):
         return bool(self.omega2.any())
 
-    def step_terms(self, held):
-        """(ω² per node, targets) for a step, zero on held nodes (pins, sleepers, driven bodies), or None if no
-        node has a goal."""
+    def step_terms(self, held, beta, dt):
+        """(ω², targets, the targets' velocity over the step, β) per node for a step of dt, ω² zero on held nodes
+        (pins, sleepers, driven bodies), or None if no node has a goal. beta: each node's stiffness damping (s)."""
         if not self.any():
             return None
-        return np.where(held, 0.0, self.omega2), self.target
+        return np.where(held, 0.0, self.omega2), self.target, (self.target - self.last) / dt, beta
 
-    def forget_moves(self):
+    def finish_step(self):
+        """After a step: its targets are where the next one starts; their moves are told."""
+        self.last[:] = self.target
         self.moved[:] = False

@@ -169,7 +169,7 @@ class World:
         """After a step: pin targets and drives are given for one step at a time (goal targets hold)."""
         self._pin_target_set[:] = False
         self._driven[:] = False
-        self._goals.forget_moves()
+        self._goals.finish_step()
 
     def _forces(self):
         key = (self.settings.stress_differential, self.settings.dapd_alpha, self.settings.dapd_beta)
@@ -241,7 +241,7 @@ class World:
             stats = implicit_step(self._forces(), self._state, dt, self._gravity, target,
                                   self.settings, self._correct, penalty=self._penalty, held=held,
                                   multigrid=self._multigrid, acceleration=self._motion.acceleration(self._state.v),
-                                  goal=self._goals.step_terms(held))
+                                  goal=self._goals.step_terms(held, self._node_damping(), dt))
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None
@@ -302,6 +302,10 @@ class World:
     def contact_settings(self):
         """core.contact.ContactSettings of this world (iterations, stabilisation, body thickness...)."""
         return self._contact.settings
+
+    def _node_damping(self):
+        """Each node's body's stiffness damping β (s)."""
+        return np.repeat([b.material.damping_stiffness for b in self.bodies], self._node_counts())
 
     def _node_counts(self):
         return [b - a for a, b in self._model.node_ranges]

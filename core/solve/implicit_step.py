@@ -50,8 +50,9 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     (the momentum balance of a body they touch includes their forces). `held`
     (bool per node), if given, replaces the model's pin mask for this step (sleeping bodies are held where they
     are). `multigrid` (a core.solve.multigrid.Multigrid, kept across steps), if given, preconditions the CG when
-    settings.preconditioner asks for it. `goal` (ω² per node, targets (N,3)), if given, adds the goal springs'
-    forces m ω² (target − x) to F and their stiffness to the system's diagonal ((1 + αh + h² ω²) M; core.goals).
+    settings.preconditioner asks for it. `goal` (ω², targets (N,3), their velocity (N,3), β per node), if given,
+    adds the goal springs' forces m ω² (target − x + β (v_target − v)) to F and their stiffness and damping to the
+    system's diagonal ((1 + αh + (βh + h²) ω²) M; core.goals).
 
     Contact under Newmark: a body that the predicted contact rows touch steps with backward Euler (h = Δt, w = 0),
     the others with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped
@@ -77,9 +78,10 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     alpha = md.damping_mass[:, None]
     mass_coef = 1.0 + md.damping_mass * h
     if goal is not None:
-        goal_omega2, goal_target = goal
+        goal_omega2, goal_target, goal_velocity, goal_beta = goal
         goal_stiffness = (mass * goal_omega2)[:, None]
-        mass_coef = mass_coef + h * h * goal_omega2
+        goal_damping = goal_stiffness * goal_beta[:, None]
+        mass_coef = mass_coef + (goal_beta * h + h * h) * goal_omega2
     tet_scale = md.damping_stiffness * h_tet + h_tet * h_tet
     has_beta = bool(md.damping_stiffness.max(initial=0.0) > 0.0)   # (damping is never negative)
     any_newmark = bool(newmark.any())
@@ -101,12 +103,14 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         b = force_model.forces(state.x)
         add_rows(b, mass, g)
         if goal is not None:
-            b += goal_stiffness * (goal_target - state.x)
+            b += goal_stiffness * (goal_target - state.x) + goal_damping * goal_velocity
         if k == 0:
             if any_newmark and settings.newton_iterations > 1:
                 force_n = b - alpha * mass[:, None] * v_n
                 if has_beta:
                     force_n -= force_model.product(v_n, np.empty_like(v_n), md.damping_stiffness)
+                if goal is not None:
+                    force_n -= goal_damping * v_n
                 force_n *= w[:, None]
             if any_newmark:
                 b *= 1.0 + w[:, None]
@@ -114,6 +118,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
             b -= alpha * mass[:, None] * v_k
             if has_beta:
                 b -= force_model.product(v_k, np.empty_like(v_k), md.damping_stiffness)
+            if goal is not None:
+                b -= goal_damping * v_k
             if force_n is not None:
                 b += force_n
         _impulse_form(b, h, mass, v_n, v_k)
