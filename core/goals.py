@@ -27,6 +27,7 @@ class Goals:
         self.target = np.zeros((0, 3))
         self.last = np.zeros((0, 3))    # the targets the last step ended at
         self.moved = np.zeros(0, dtype=bool)
+        self.active = False              # whether any node has a goal
 
     def add_body(self, nodes, omega2):
         """Append a body's nodes (rest positions: the first targets) and their ω² (goal_omega2)."""
@@ -35,20 +36,16 @@ class Goals:
         self.target = np.concatenate([self.target, nodes])
         self.last = np.concatenate([self.last, nodes])
         self.moved = np.concatenate([self.moved, np.zeros(n, dtype=bool)])
+        self.active = bool(self.omega2.any())
 
     def set_targets(self, nodes, positions):
         changed = np.any(self.target[nodes] != positions, axis=1)
         self.moved[nodes[changed]] = True
         self.target[nodes] = positions
 
-    def any(self):
-        return bool(self.omega2.any())
-
     def step_terms(self, held, beta, dt):
         """(ω², targets, the targets' velocity over the step, β) per node for a step of dt, ω² zero on held nodes
-        (pins, sleepers, driven bodies), or None if no node has a goal. beta: each node's stiffness damping (s)."""
-        if not self.any():
-            return None
+        (pins, sleepers, driven bodies). beta: each node's stiffness damping (s)."""
         return np.where(held, 0.0, self.omega2), self.target, (self.target - self.last) / dt, beta
 
     def finish_step(self):

@@ -241,7 +241,8 @@ class World:
             stats = implicit_step(self._forces(), self._state, dt, self._gravity, target,
                                   self.settings, self._correct, penalty=self._penalty, held=held,
                                   multigrid=self._multigrid, acceleration=self._motion.acceleration(self._state.v),
-                                  goal=self._goals.step_terms(held, self._node_damping(), dt))
+                                  goal=self._goals.step_terms(held, self._node_damping(), dt)
+                                  if self._goals.active else None)
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None
@@ -354,7 +355,7 @@ class World:
         for body in self.bodies:
             if len(body.pinned) == 0:
                 raise InvalidInputError("solve_static needs pinned nodes on every body (a free body has no equilibrium)")
-        if self._goals.any():
+        if self._goals.active:
             raise InvalidInputError("solve_static does not take goal springs: step the world to its rest instead")
         backup = self._state.copy()
         stats = solve_static(self._forces(), self._state, self._gravity, self._targets(), self.settings)
