@@ -5,29 +5,30 @@ import numpy as np
 from . import bridge, scene_warnings
 
 
-def pose(obj, body, depsgraph, warn, what="it follows"):
-    """World cage node positions of the object's animated shape and place at the current frame: the nodes displaced
-    as the shape displaces the mesh (the body's ShapeFit)."""
+def driven_shape(obj, depsgraph, warn, what="it follows"):
+    """The object's animated local vertex positions at this frame, or None (warned about: `what` then follows its
+    object transform only) when they cannot be read."""
     driven = bridge.read_driven(obj, depsgraph)
-    local = body.tm.nodes
     if driven is None:
         warn(scene_warnings.undriven(obj, what))
-    else:
+    return driven
+
+
+def pose(obj, body, driven):
+    """World cage node positions for the animated local vertex positions `driven` (None: the rest shape) at the
+    object's current place: the nodes displaced as the shape displaces the mesh (the body's ShapeFit)."""
+    local = body.tm.nodes
+    if driven is not None:
         disp = driven - body.basis
         if disp.any():
             local = local + body.shape_fit().displacements(disp)
     return bridge.to_world(np.array(obj.matrix_world), local)
 
 
-def pin_targets(obj, body, depsgraph, warn):
-    """World targets of the pinned nodes at the current frame: the nodes placed so that the pinned vertices they carry
-    land on the object's animated shape."""
-    driven = bridge.read_driven(obj, depsgraph)
-    if driven is None:
-        warn(scene_warnings.undriven(obj, "its pins follow"))
-        local = body.tm.nodes[body.pinned]
-    else:
-        local = body.pin_fit.nodes(driven)
+def pin_targets(obj, body, driven):
+    """World targets of the pinned nodes for the animated local vertex positions `driven` (None: the rest shape): the
+    nodes placed so that the pinned vertices they carry land on the shape."""
+    local = body.tm.nodes[body.pinned] if driven is None else body.pin_fit.nodes(driven)
     return bridge.to_world(np.array(obj.matrix_world), local)
 
 
@@ -35,11 +36,15 @@ def frame_targets(obj, body, depsgraph, frame, warn):
     """(pin start, pin end, goal start, goal end) over the step to `frame` (None where the body has none): the pins
     go from where they are to their targets, the goals from the pose at frame − 1 (the frame's end pose when that
     frame was not simulated in this session: its targets then hold over the frame)."""
+    has_goals = body.goal_frequency is not None
+    if not len(body.pinned) and not has_goals:
+        return None, None, None, None
+    driven = driven_shape(obj, depsgraph, warn, "its pins follow")
     pins = (None, None)
     if len(body.pinned):
-        pins = body.handle.x[body.pinned].copy(), pin_targets(obj, body, depsgraph, warn)
+        pins = body.handle.x[body.pinned].copy(), pin_targets(obj, body, driven)
     goals = (None, None)
-    if body.goal_frequency is not None:
-        end = pose(obj, body, depsgraph, warn, "its pins follow")[body.handle.goal_nodes]
+    if has_goals:
+        end = pose(obj, body, driven)[body.handle.goal_nodes]
         goals = body.goal_poses.get(frame - 1, end), end
     return pins + goals

@@ -31,6 +31,7 @@ class Body:
         self.pin_vertices = None
         self.pin_fit = None
         self.goal_frequency = None   # per node (Hz) of the pin group's lighter weights, None without any
+        self._pins_read = False
         self.goal_poses = {}         # frame -> the goals' world targets (the animated pose) at that frame
         self._shape_fit = None
         if self.embedding is not None:
@@ -55,6 +56,15 @@ class Body:
         total = np.bincount(flat, weights=w.ravel(), minlength=n)
         sums = np.bincount(flat, weights=(w * np.asarray(vertex_values, np.float64)[:, None]).ravel(), minlength=n)
         return sums / np.maximum(total, 1e-300), total
+
+    def read_pins(self, obj):
+        """Set pinned, pin_vertices, goal_frequency and pin_fit from the object's pin group, once: an edit of the
+        group's weights or of Pin Spring changes the scene's signature, which builds the bodies again."""
+        if self._pins_read:
+            return
+        self.pinned, self.pin_vertices, self.goal_frequency = self.pins(obj)
+        self.pin_fit = PinFit(self) if len(self.pinned) else None
+        self._pins_read = True
 
     def pins(self, obj):
         """Pinned cage nodes (those of the tets holding pin-group vertices of weight >= HARD_PIN), the vertex mask,

@@ -5,7 +5,7 @@ import bpy
 import numpy as np
 
 from . import animated_shape, bridge, cage, colliders, effectors, mesh_hashes, readiness, scene_warnings
-from .runtime_body import Body, PinFit, centre_of_mass
+from .runtime_body import Body, centre_of_mass
 from .dependencies import load_core
 from .frame_cache import FrameCache
 from .report import one_line
@@ -111,10 +111,11 @@ class Session:
         state = []
         for body in self.bodies:
             obj = scene.objects[body.name]
-            x = animated_shape.pose(obj, body, depsgraph, self.warn)
-            self._read_pins(obj, body)
+            driven = animated_shape.driven_shape(obj, depsgraph, self.warn)
+            x = animated_shape.pose(obj, body, driven)
+            body.read_pins(obj)
             if len(body.pinned):
-                x[body.pinned] = animated_shape.pin_targets(obj, body, depsgraph, self.warn)
+                x[body.pinned] = animated_shape.pin_targets(obj, body, driven)
             o = obj.softfem
             v = np.zeros_like(x)
             v[:] = tuple(o.initial_velocity)
@@ -124,10 +125,9 @@ class Session:
             state.append((x, v, None))
         return state
 
-    @staticmethod
-    def _read_pins(obj, body):
-        body.pinned, body.pin_vertices, body.goal_frequency = body.pins(obj)
-        body.pin_fit = PinFit(body) if len(body.pinned) else None
+    def _animated_pose(self, obj, body, depsgraph):
+        """World cage node positions of an Animated body's animated shape and place at this frame."""
+        return animated_shape.pose(obj, body, animated_shape.driven_shape(obj, depsgraph, self.warn))
 
     def _reset(self, scene, depsgraph):
         """At the start frame: drop the outdated cache, cache the rest state and build the World there
@@ -162,7 +162,7 @@ class Session:
             body_material = material(core, obj)
             mesh = body.tm.moved(x0)
             body.edge = mean_edge(x0, body.tm.tets)
-            self._read_pins(obj, body)
+            body.read_pins(obj)
             scale = body.stiffness_scale(obj)
             body.handle = world.add_body(mesh, body_material, pinned=body.pinned if len(body.pinned) else None,
                                          stiffness_scale=scale, goal_frequency=body.goal_frequency)
@@ -226,8 +226,7 @@ class Session:
         # Animated bodies are driven along their animation through the frame's steps (where it puts them at the
         # frame's end, linearly): a moving obstacle the bodies they push cannot push back. (Moved freely within the
         # frame and put back on the animation at its end, a ball pushing another at 1.5 m/s ended 255 mm inside it.)
-        animated = [(body, body.handle.x.copy(), animated_shape.pose(scene.objects[body.name], body, depsgraph,
-                                                                     self.warn))
+        animated = [(body, body.handle.x.copy(), self._animated_pose(scene.objects[body.name], body, depsgraph))
                     for body in self.bodies if scene.objects[body.name].softfem.animated]
         pushes = self._external_accelerations(core, scene)
         try:

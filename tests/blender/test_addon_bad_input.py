@@ -218,39 +218,41 @@ def test_the_cage_counts_follow_a_resolution_change_when_played(blender, softfem
     assert ball.softfem.cage_nodes == sess.bodies[0].tm.num_nodes != before
 
 
-def test_a_body_too_soft_to_hold_its_own_weight_is_warned_about(blender, softfem):
-    bpy = blender
-    scene = bpy.context.scene
-    small = add_ico(bpy, subdivisions=1, radius=0.5, location=(0.0, 0.0, 1.0), name="Small")
-    small.softfem.resolution = 4
+def coarse_ball(bpy, name, modifier=None, **ico):
+    """A soft body (icosphere of 1 subdivision, resolution 4), with a modifier of type `modifier` added before."""
+    obj = add_ico(bpy, subdivisions=1, name=name, **ico)
+    if modifier is not None:
+        obj.modifiers.new(modifier.title(), modifier)
+    obj.softfem.resolution = 4
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
-    big = add_ico(bpy, subdivisions=1, radius=25.0, location=(100.0, 0.0, 30.0), name="Big")   # 50 m at E = 1e5
-    big.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    return obj
+
+
+def warnings_after_two_frames(softfem, scene, text):
+    """The session's warnings holding `text` once frames 1 and 2 are played (without an error)."""
     scene.frame_set(1)
     scene.frame_set(2)
     sess = softfem.addon.session.existing(scene)
-    soft = [w for w in sess.warnings if "too soft for its size" in w]
-    assert len(soft) == 1 and "'Big'" in soft[0] and sess.error is None
+    assert sess.error is None
+    return [w for w in sess.warnings if text in w]
+
+
+def test_a_body_too_soft_to_hold_its_own_weight_is_warned_about(blender, softfem):
+    bpy = blender
+    coarse_ball(bpy, "Small", radius=0.5, location=(0.0, 0.0, 1.0))
+    coarse_ball(bpy, "Big", radius=25.0, location=(100.0, 0.0, 30.0))   # 50 m at E = 1e5
+    soft = warnings_after_two_frames(softfem, bpy.context.scene, "too soft for its size")
+    assert len(soft) == 1 and "'Big'" in soft[0]
 
 
 def test_a_mirror_modifier_after_softfem_is_warned_about(blender, softfem):
     # Round 3: half a box with a Mirror (X), dropped: the simulated half landed, its image stayed 1 m above.
     bpy = blender
-    scene = bpy.context.scene
-    half = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 1.0), name="Half")
-    half.modifiers.new("Mirror", 'MIRROR')
-    half.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    half = coarse_ball(bpy, "Half", modifier='MIRROR', location=(0.0, 0.0, 1.0))
     assert [m.type for m in half.modifiers] == ['NODES', 'MIRROR']
-    whole = add_ico(bpy, subdivisions=1, location=(3.0, 0.0, 1.0), name="Whole")
-    whole.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
-    scene.frame_set(1)
-    scene.frame_set(2)
-    sess = softfem.addon.session.existing(scene)
-    mirrored = [w for w in sess.warnings if "Mirror" in w]
-    assert len(mirrored) == 1 and "'Half'" in mirrored[0] and sess.error is None
+    coarse_ball(bpy, "Whole", location=(3.0, 0.0, 1.0))
+    mirrored = warnings_after_two_frames(softfem, bpy.context.scene, "Mirror")
+    assert len(mirrored) == 1 and "'Half'" in mirrored[0]
 
 
 def test_a_soft_body_in_an_excluded_collection_takes_no_part_as_a_collider_would_not(blender, softfem):
