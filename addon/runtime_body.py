@@ -4,6 +4,7 @@ import numpy as np
 from . import bridge
 from .scene_settings import mean_edge
 from .shape_fit import ShapeFit
+from .spd_factor import factorized_spd
 
 # A pin weight this high holds its vertex exactly (a goal's stiffness w / (1 − w) would be past 1000× that of 0.5).
 HARD_PIN = 0.999
@@ -135,7 +136,6 @@ class PinFit:
 
     def __init__(self, body):
         from scipy import sparse
-        from scipy.sparse.linalg import factorized
         self.body = body
         self.rows = np.flatnonzero(body.pin_vertices)
         local = np.full(body.tm.num_nodes, -1, np.int64)
@@ -150,7 +150,7 @@ class PinFit:
         self.rest = body.tm.nodes[body.pinned]
         normal = (self.W.T @ self.W).tocsc()
         self.eps = 1e-9 * max(float(normal.diagonal().max()), 1e-300)
-        self.solve = factorized((normal + self.eps * sparse.identity(k)).tocsc())
+        self.solve = factorized_spd(normal + self.eps * sparse.identity(k), self.rest)
 
     def nodes(self, driven):
         """Local positions of the pinned nodes for the mesh's animated local vertex positions `driven`."""
@@ -160,5 +160,4 @@ class PinFit:
         prior = self.rest + np.stack([np.bincount(flat, weights=(self.weights * disp[:, c:c + 1]).ravel(),
                                                   minlength=len(self.rest)) for c in range(3)], axis=1) \
             / self.total[:, None]
-        rhs = self.W.T @ targets + self.eps * prior
-        return np.stack([self.solve(np.ascontiguousarray(rhs[:, c])) for c in range(3)], axis=1)
+        return self.solve(self.W.T @ targets + self.eps * prior)
