@@ -93,6 +93,7 @@ OUTPUT_MODIFIER = "SoftFEM"
 OUTPUT_GROUP = "SoftFEM Output"
 POSITION_ATTRIBUTE = "softfem_position"
 DRIVEN_ATTRIBUTE = "softfem_driven"
+INDEX_ATTRIBUTE = "softfem_index"    # each vertex's index where the output modifier runs
 _DEFORM_ONLY = {'ARMATURE', 'CAST', 'CURVE', 'DISPLACE', 'HOOK', 'LAPLACIANDEFORM', 'LATTICE', 'MESH_DEFORM',
                 'SHRINKWRAP', 'SIMPLE_DEFORM', 'SMOOTH', 'CORRECTIVE_SMOOTH', 'LAPLACIANSMOOTH',
                 'SURFACE_DEFORM', 'WARP', 'WAVE', 'VERTEX_WEIGHT_EDIT', 'VERTEX_WEIGHT_MIX',
@@ -100,12 +101,17 @@ _DEFORM_ONLY = {'ARMATURE', 'CAST', 'CURVE', 'DISPLACE', 'HOOK', 'LAPLACIANDEFOR
 
 
 def output_group():
-    """The node group of the output modifier (built once per file)."""
+    """The node group of the output modifier (built once per file; rebuilt in place if a file's older group lacks
+    the vertex index)."""
     import bpy
     group = bpy.data.node_groups.get(OUTPUT_GROUP)
-    if group is not None and group.bl_idname == 'GeometryNodeTree':
+    if group is None or group.bl_idname != 'GeometryNodeTree':
+        group = bpy.data.node_groups.new(OUTPUT_GROUP, 'GeometryNodeTree')
+    elif any(n.bl_idname == 'GeometryNodeStoreNamedAttribute' and n.inputs["Name"].default_value == INDEX_ATTRIBUTE
+             for n in group.nodes):
         return group
-    group = bpy.data.node_groups.new(OUTPUT_GROUP, 'GeometryNodeTree')
+    group.nodes.clear()
+    group.interface.clear()
     group.interface.new_socket("Geometry", in_out='INPUT', socket_type='NodeSocketGeometry')
     group.interface.new_socket("Geometry", in_out='OUTPUT', socket_type='NodeSocketGeometry')
     nodes, links = group.nodes, group.links
@@ -113,13 +119,18 @@ def output_group():
     store = nodes.new('GeometryNodeStoreNamedAttribute')
     store.data_type, store.domain = 'FLOAT_VECTOR', 'POINT'
     store.inputs["Name"].default_value = DRIVEN_ATTRIBUTE
+    index = nodes.new('GeometryNodeStoreNamedAttribute')
+    index.data_type, index.domain = 'INT', 'POINT'
+    index.inputs["Name"].default_value = INDEX_ATTRIBUTE
     simulated = nodes.new('GeometryNodeInputNamedAttribute')
     simulated.data_type = 'FLOAT_VECTOR'
     simulated.inputs["Name"].default_value = POSITION_ATTRIBUTE
     set_position = nodes.new('GeometryNodeSetPosition')
     links.new(group_in.outputs[0], store.inputs["Geometry"])
     links.new(nodes.new('GeometryNodeInputPosition').outputs["Position"], store.inputs["Value"])
-    links.new(store.outputs["Geometry"], set_position.inputs["Geometry"])
+    links.new(store.outputs["Geometry"], index.inputs["Geometry"])
+    links.new(nodes.new('GeometryNodeInputIndex').outputs["Index"], index.inputs["Value"])
+    links.new(index.outputs["Geometry"], set_position.inputs["Geometry"])
     links.new(simulated.outputs["Attribute"], set_position.inputs["Position"])
     links.new(simulated.outputs["Exists"], set_position.inputs["Selection"])  # no attribute: unchanged
     links.new(set_position.outputs["Geometry"], group_out.inputs[0])
@@ -195,14 +206,20 @@ def read_output(obj):
 
 def read_driven(obj, depsgraph):
     """The object's own animated shape at this frame in local space (n,3) float64 (armature, hooks, shape
-    keys...: what reaches the output modifier), or None when it cannot be read (modifier missing or a
-    later modifier removes vertices)."""
+    keys...: what reaches the output modifier), or None when it cannot be read (modifier missing, or a later
+    modifier removes or reorders the vertices while something before SoftFEM deforms them)."""
     mesh = obj.evaluated_get(depsgraph).data
-    attribute = mesh.attributes.get(DRIVEN_ATTRIBUTE)
     n = len(obj.data.vertices)
-    if attribute is None or len(attribute.data) < n:
-        return None
-    co = np.empty(len(attribute.data) * 3, np.float32)
-    attribute.data.foreach_get("vector", co)
-    # Generators after the output modifier (Subdivision, Solidify, Mirror) keep the original vertices first.
-    return co[:3 * n].reshape(-1, 3).astype(np.float64)
+    driven, index = mesh.attributes.get(DRIVEN_ATTRIBUTE), mesh.attributes.get(INDEX_ATTRIBUTE)
+    if driven is not None and index is not None and len(driven.data) >= n and len(index.data) >= n:
+        order = np.empty(len(index.data), np.int32)
+        index.data.foreach_get("value", order)
+        # generators after the output modifier (Subdivision, Solidify, Mirror) keep the original vertices first;
+        # Bevel and Wireframe do not (read as if they did, a bevelled cube was fitted to its bevel's corners)
+        if np.array_equal(order[:n], np.arange(n)):
+            co = np.empty(len(driven.data) * 3, np.float32)
+            driven.data.foreach_get("vector", co)
+            return co[:3 * n].reshape(-1, 3).astype(np.float64)
+    if not obj.data.shape_keys and (output_modifier(obj) is None or obj.modifiers[0] == output_modifier(obj)):
+        return read_vertices(obj.data)   # nothing deforms it before SoftFEM: its own vertices
+    return None

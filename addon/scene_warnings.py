@@ -44,5 +44,5 @@ def mirror_after(obj, output):
 
 def undriven(obj, what):
     """A body whose animated shape cannot be read (bridge.read_driven gave None)."""
-    return (f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM removes vertices?): {what} "
+    return (f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM, such as Bevel or Decimate, changes its vertices?): {what} "
             "its object transform only")

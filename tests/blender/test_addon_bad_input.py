@@ -255,6 +255,17 @@ def test_a_mirror_modifier_after_softfem_is_warned_about(blender, softfem):
     assert len(mirrored) == 1 and "'Half'" in mirrored[0]
 
 
+def test_a_deformed_body_whose_vertices_a_bevel_after_softfem_changes_is_warned_about(blender, softfem):
+    # its animated shape (the armature's) cannot be read in the vertices' order: it follows its transform only
+    bpy = blender
+    rigged = coarse_ball(bpy, "Rigged", modifier='ARMATURE', location=(0.0, 0.0, 1.0))
+    rigged.modifiers.new("Bevel", 'BEVEL')
+    assert [m.type for m in rigged.modifiers] == ['ARMATURE', 'NODES', 'BEVEL']
+    coarse_ball(bpy, "Plain", location=(3.0, 0.0, 1.0)).modifiers.new("Bevel", 'BEVEL')
+    unread = warnings_after_two_frames(softfem, bpy.context.scene, "animated shape")
+    assert len(unread) == 1 and "'Rigged'" in unread[0] and "Bevel" in unread[0]
+
+
 def test_a_soft_body_in_an_excluded_collection_takes_no_part_as_a_collider_would_not(blender, softfem):
     bpy = blender
     scene = bpy.context.scene
