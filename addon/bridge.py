@@ -220,6 +220,7 @@ def read_driven(obj, depsgraph):
             co = np.empty(len(driven.data) * 3, np.float32)
             driven.data.foreach_get("vector", co)
             return co[:3 * n].reshape(-1, 3).astype(np.float64)
-    if not obj.data.shape_keys and (output_modifier(obj) is None or obj.modifiers[0] == output_modifier(obj)):
+    if not obj.data.is_editmode and not obj.data.shape_keys and (output_modifier(obj) is None
+                                                                 or obj.modifiers[0] == output_modifier(obj)):
         return read_vertices(obj.data)   # nothing deforms it before SoftFEM: its own vertices
     return None

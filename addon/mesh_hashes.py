@@ -10,6 +10,7 @@ import zlib
 from . import bridge
 
 _HASHES = {}   # (object name, what) -> hash
+_LAST = {}     # mesh name -> its last fingerprint, for while it is in Edit Mode
 
 
 def _cached(obj, what, compute, fresh=False):
@@ -22,8 +23,13 @@ def _cached(obj, what, compute, fresh=False):
 
 def fingerprint(obj, fresh=False):
     """bridge.fingerprint of the object's rest mesh (counts and a CRC of the basis positions); `fresh` hashes it
-    again (a cheap CRC) and keeps the new value."""
-    return _cached(obj, ("mesh", obj.data.name), lambda: bridge.fingerprint(obj.data), fresh)
+    again (a cheap CRC) and keeps the new value. A mesh in Edit Mode keeps its last one: its data holds no positions
+    until the user leaves Edit Mode (hashing it raised, which stopped every body of the scene), and its edits are
+    not in it before."""
+    if obj.data.is_editmode:
+        return _LAST.get(obj.data.name, "edit mode")
+    value = _LAST[obj.data.name] = _cached(obj, ("mesh", obj.data.name), lambda: bridge.fingerprint(obj.data), fresh)
+    return value
 
 
 def group_hash(obj, name):
@@ -39,6 +45,7 @@ def forget(object_names=None):
     """Drop the hashes of these objects (all of them for None)."""
     if object_names is None:
         _HASHES.clear()
+        _LAST.clear()
         return
     for key in [k for k in _HASHES if k[0] in object_names]:
         del _HASHES[key]

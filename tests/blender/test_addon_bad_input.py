@@ -1,7 +1,7 @@
 """Bad input gives a one-line report (RuntimeError from bpy.ops carries it), and the user's mesh is never modified."""
 import numpy as np
 import pytest
-from addon_testing import add_ico
+from addon_testing import add_ico, evaluated_world
 
 
 def basis(obj):
@@ -297,3 +297,30 @@ def test_an_object_with_blenders_own_soft_body_is_refused_and_left_as_it_was(ble
         bpy.ops.softfem.add_soft_body()
     assert "Softbody" in one_line(exc) and "remove it first" in one_line(exc)
     assert [m.type for m in ball.modifiers] == ['SOFT_BODY'] and not ball.softfem.enabled
+
+
+def test_a_body_in_edit_mode_stops_no_other_body(blender, softfem):
+    # Round 4: one body put in Edit Mode while the timeline played froze every body with a raw 'key "position" not
+    # found' (the cache signature hashed the edited mesh, whose data has no positions in Edit Mode), which stayed after.
+    bpy = blender
+    scene = bpy.context.scene
+    falling = coarse_ball(bpy, "Falling", location=(0.0, 0.0, 3.0))
+    edited = coarse_ball(bpy, "Edited", location=(3.0, 0.0, 3.0))
+    for f in range(1, 7):
+        scene.frame_set(f)
+    bpy.ops.object.select_all(action='DESELECT')
+    edited.select_set(True)
+    bpy.context.view_layer.objects.active = edited
+    bpy.ops.object.mode_set(mode='EDIT')
+    heights = []
+    for f in range(7, 13):
+        scene.frame_set(f)
+        heights.append(evaluated_world(bpy, falling)[:, 2].min())
+    assert softfem.addon.status.cache_status(scene)["error"] is None
+    bpy.ops.object.mode_set(mode='OBJECT')
+    for f in range(13, 16):
+        scene.frame_set(f)
+        heights.append(evaluated_world(bpy, falling)[:, 2].min())
+    sess = softfem.addon.session.existing(scene)
+    assert sess.error is None and not sess.outdated
+    assert all(b < a for a, b in zip(heights, heights[1:])), "the other body stopped falling"
