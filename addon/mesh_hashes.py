@@ -32,6 +32,12 @@ def fingerprint(obj, fresh=False):
     return value
 
 
+def unchanged(obj):
+    """Whether the object's mesh hashes as its kept fingerprint does (False when none is kept)."""
+    kept = _HASHES.get((obj.name, ("mesh", obj.data.name)))
+    return kept is not None and not obj.data.is_editmode and kept == bridge.fingerprint(obj.data)
+
+
 def group_hash(obj, name):
     """Hash of the weights of vertex group `name` ('' for no group, 'missing' if the object has none such)."""
     if not name:

@@ -15,15 +15,27 @@ from .soft_body import check_meshes_not_shared
 
 _SESSIONS = {}
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
+# The soft bodies the last frame handler wrote: the first depsgraph update after it evaluates that write, which is not
+# an edit. (Evaluating it inside the handler by depsgraph.update() crashed Blender at the next frame whenever any
+# object's visibility was keyframed.)
+_written = set()
 
 
 def edited(depsgraph):
     """A depsgraph update (a user's edit: weight paint, edit mode, operators): forget the mesh hashes of the
-    objects whose data it changed. The frame handler's own write-back is not an edit."""
+    objects whose data it changed. The frame handler's own write-back is not an edit: in the first update after
+    it, a body it wrote that is in Object Mode and whose mesh hashes the same keeps its hashes (a weight changed by
+    a script between a frame change and the next evaluation is missed; weights are painted in Weight Paint Mode)."""
+    global _written
+    written, _written = _written, set()
     if _writing or not mesh_hashes.any_cached():
         return
     names = {u.id.original.name for u in depsgraph.updates
              if u.is_updated_geometry and isinstance(u.id, bpy.types.Object)}
+    for name in names & written:
+        obj = bpy.data.objects.get(name)
+        if obj is not None and obj.mode == 'OBJECT' and mesh_hashes.unchanged(obj):
+            names.discard(name)
     if names:
         mesh_hashes.forget(names)
 
@@ -355,7 +367,8 @@ def frame_changed(scene, depsgraph):
     """Frame handler body: show the frame; every failure becomes a one-line message on the session."""
     if not any(o.softfem.enabled for o in scene.objects if o.type == 'MESH'):
         return
-    global _writing
+    global _writing, _written
+    _written = {obj.name for obj in soft_bodies(scene)}
     if readiness.require() is not None:  # the solver is being prepared (or cannot be): the mesh as modelled
         _writing = True
         try:
@@ -369,10 +382,6 @@ def frame_changed(scene, depsgraph):
     _writing = True
     try:
         sess.goto(scene, depsgraph, scene.frame_current)
-        if mesh_hashes.any_cached() and depsgraph.mode == 'VIEWPORT':  # never a render's depsgraph mid-render
-            # Evaluate the written meshes now, so the depsgraph updates they cause come while _writing is set
-            # (later, they would look like edits and drop the mesh hashes every frame).
-            depsgraph.update()
     except Exception as exc:  # a frame handler must never raise a traceback at the user
         message = one_line(exc)
         if message != sess.error:   # once, not on every frame it stays

@@ -140,3 +140,51 @@ def test_the_simulation_keeps_its_frame_range_when_the_scene_range_changes(blend
     assert session(softfem, bpy).cached_frames() == list(range(1, 9)) and not session(softfem, bpy).outdated
     scene.frame_set(12)                                   # past the simulation's end: its last frame
     np.testing.assert_allclose(evaluated_world(bpy, obj), played[8], atol=1e-6)
+
+
+def test_a_keyframed_visibility_in_the_scene_plays(blender, softfem):
+    # Round 4: with any object's Disable in Viewports keyframed, the frame handler's depsgraph.update() after its
+    # write-back crashed Blender (segmentation fault) at frame 2.
+    bpy = blender
+    scene = bpy.context.scene
+    bpy.ops.mesh.primitive_plane_add(size=4.0)
+    bpy.context.active_object.modifiers.new("Collision", 'COLLISION')
+    ball = add_ico(bpy, location=(0.0, 0.0, 0.6), subdivisions=1, radius=0.3)
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    bpy.ops.object.empty_add(location=(3.0, 0.0, 0.0))
+    empty = bpy.context.active_object
+    empty.keyframe_insert("hide_viewport", frame=1)
+    empty.hide_viewport = True
+    empty.keyframe_insert("hide_viewport", frame=12)
+    for f in range(1, 25):
+        scene.frame_set(f)
+    assert abs(evaluated_world(bpy, ball)[:, 2].min() - 0.02) < 0.002     # landed on the plane's shell
+
+
+class _Update:
+    def __init__(self, obj):
+        self.id, self.is_updated_geometry = obj, True
+
+
+class _Depsgraph:
+    def __init__(self, *objects):
+        self.updates = [_Update(o) for o in objects]
+
+
+def test_the_frame_handlers_own_write_back_is_not_an_edit(blender, softfem):
+    # The first depsgraph update after a frame evaluates the handler's write-back: it keeps the mesh hashes; a
+    # later update of the body is an edit (weight paint, edit mode) and drops them.
+    bpy = blender
+    ball = add_ico(bpy, subdivisions=1)
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    bpy.context.scene.frame_set(1)
+    bpy.context.scene.frame_set(2)
+    session, hashes = softfem.addon.session, softfem.addon.mesh_hashes
+    kept = lambda: any(key[0] == ball.name for key in hashes._HASHES)   # noqa: E731
+    assert kept()
+    session.edited(_Depsgraph(ball))
+    assert kept()
+    session.edited(_Depsgraph(ball))
+    assert not kept()
