@@ -1,5 +1,5 @@
-"""Application handlers: frame change (simulate/show), data edits (stale mesh hashes), undo/redo (the baked
-flag follows the files), file load (forget runtime state), file save (move cache)."""
+"""Application handlers: frame change (simulate/show), playback start (the start state), data edits (stale mesh
+hashes), undo/redo (the baked flag follows the files), file load (forget runtime state), file save (move cache)."""
 import bpy
 from bpy.app.handlers import persistent
 
@@ -10,6 +10,13 @@ from . import baking, cage, mesh_hashes, session
 def on_frame_change(scene, depsgraph=None):
     """Show the scene's current frame (simulating one frame past the cache when possible)."""
     session.frame_changed(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+
+
+@persistent
+def on_playback_start(scene, depsgraph=None):
+    """Playback starts: at the start frame, the start state first (playback's first frame change is to the next
+    frame, which has nothing to simulate from until the start frame was shown)."""
+    session.playback_starts(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
 
 
 @persistent
@@ -47,6 +54,7 @@ def on_save(_filepath=None, *_args):
 
 _HANDLERS = (
     (bpy.app.handlers.frame_change_post, on_frame_change),
+    (bpy.app.handlers.animation_playback_pre, on_playback_start),
     (bpy.app.handlers.depsgraph_update_post, on_depsgraph_update),
     (bpy.app.handlers.undo_post, on_undo),
     (bpy.app.handlers.redo_post, on_undo),

@@ -363,6 +363,13 @@ def forget(scene=None):
         _SESSIONS.pop(scene.name, None)
 
 
+def playback_starts(scene, depsgraph):
+    """Playback starts at the current frame: at the simulation's start frame, show it (its start state is made
+    there, after Add Soft Body or an edit), as the frame handler would."""
+    if scene.frame_current == frame_range(scene)[0]:
+        frame_changed(scene, depsgraph)
+
+
 def frame_changed(scene, depsgraph):
     """Frame handler body: show the frame; every failure becomes a one-line message on the session."""
     if not any(o.softfem.enabled for o in scene.objects if o.type == 'MESH'):

@@ -188,3 +188,28 @@ def test_the_frame_handlers_own_write_back_is_not_an_edit(blender, softfem):
     assert kept()
     session.edited(_Depsgraph(ball))
     assert not kept()
+
+
+def test_playback_started_right_after_add_soft_body_simulates(blender, softfem):
+    # Round 4: playback's first frame change is to frame 2; the start state was only made when frame 1 itself was
+    # shown, so pressing play right after Add Soft Body (or after an edit at frame 1) simulated nothing.
+    bpy = blender
+    scene = bpy.context.scene
+    ball = add_ico(bpy, location=(0.0, 0.0, 2.0), subdivisions=1)
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    assert softfem.addon.handlers.on_playback_start in bpy.app.handlers.animation_playback_pre
+    top = evaluated_world(bpy, ball)[:, 2].max()
+    for handler in bpy.app.handlers.animation_playback_pre:   # as Space at frame 1 runs them
+        handler(scene, bpy.context.evaluated_depsgraph_get())
+    for f in range(2, 7):
+        scene.frame_set(f)
+    assert evaluated_world(bpy, ball)[:, 2].max() < top - 0.05
+    scene.frame_set(1)
+    ball.softfem.youngs_modulus = 2e5                         # an edit at frame 1, then play again
+    assert softfem.addon.status.cache_status(scene)["outdated"]
+    for handler in bpy.app.handlers.animation_playback_pre:
+        handler(scene, bpy.context.evaluated_depsgraph_get())
+    for f in range(2, 7):
+        scene.frame_set(f)
+    assert not softfem.addon.status.cache_status(scene)["outdated"]
