@@ -106,12 +106,24 @@ def export_mesh_cache(scene, objects):
     return paths
 
 
+def _relative(path):
+    """`path` relative to the saved .blend file ('//…', as Blender's own file paths are by default), so the project
+    can move (a render farm mounts it elsewhere); absolute for an unsaved file or another drive."""
+    import bpy
+    if not bpy.data.filepath:
+        return path
+    try:
+        return bpy.path.relpath(path)
+    except ValueError:
+        return path
+
+
 def _add_modifier(obj, path, start):
     mod = obj.modifiers.get(MESH_CACHE_MODIFIER)
     if mod is None or mod.type != 'MESH_CACHE':
         mod = obj.modifiers.new(MESH_CACHE_MODIFIER, 'MESH_CACHE')
     mod.cache_format = 'PC2'
-    mod.filepath = path
+    mod.filepath = _relative(path)
     mod.frame_start = start
     mod.frame_scale = 1.0
     mod.time_mode = 'FRAME'

@@ -180,6 +180,29 @@ def test_mesh_cache_export_plays_without_the_addon(blender, softfem):
         addon_utils.enable(MODULE, default_set=True)
 
 
+def test_a_mesh_cache_follows_its_project_when_the_project_moves(blender, softfem, tmp_path):
+    # Round 4: the Mesh Cache modifier kept an absolute path, so a project moved (a farm mounts it elsewhere) lost it
+    import shutil
+    bpy = blender
+    scene, obj = ball(bpy, frames=5)
+    (tmp_path / "project").mkdir()
+    scene.softfem.cache_directory = "//softfem_cache/"
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "project" / "shot.blend"))
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+    assert bpy.ops.softfem.bake_to_mesh_cache() == {'FINISHED'}
+    assert obj.modifiers["SoftFEM Mesh Cache"].filepath.startswith("//")
+    scene.frame_set(4)
+    drawn, name = evaluated_local(bpy, obj), obj.name
+    bpy.ops.wm.save_mainfile()
+    shutil.move(str(tmp_path / "project"), str(tmp_path / "moved"))
+    bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "moved" / "shot.blend"))
+    obj = bpy.data.objects[name]
+    obj.modifiers["SoftFEM"].show_viewport = False              # as a render node without SoftFEM draws it
+    bpy.context.scene.frame_set(3)
+    bpy.context.scene.frame_set(4)
+    np.testing.assert_allclose(evaluated_local(bpy, obj), drawn, atol=1e-6)
+
+
 def test_two_blend_files_sharing_a_cache_folder_keep_their_own_frames(blender, softfem, tmp_path):
     bpy = blender
     scene, obj = ball(bpy, frames=3)
