@@ -4,7 +4,9 @@ Which objects collide (Blender's conventions): a mesh with a Collision modifier 
 (`collision.use`) is on and whose modifier is enabled both in the viewport and in renders (switching either off
 removes it from the simulation, so playback and renders show the same cache). Hiding it (H, the eye) keeps it
 colliding, as Blender's physics do; disabling it in viewports (the monitor icon) or excluding its collection from
-the view layer removes it. When the scene's SoftFEM Collision Collection is set, only its objects collide."""
+the view layer removes it. When the scene's SoftFEM Collision Collection is set, only its objects collide.
+Keyframed, the checkbox and the modifier's toggles are read at every simulated frame, as Blender's own physics read
+them (they outdated the cache in mid-play, and the body was drawn back at its start)."""
 import bpy
 import numpy as np
 
@@ -28,11 +30,26 @@ def collides(obj):
             and mod.show_viewport and mod.show_render)
 
 
+def _switch_paths(obj):
+    mod = collision_modifier(obj)
+    return ("collision.use", f'modifiers["{mod.name}"].show_viewport', f'modifiers["{mod.name}"].show_render')
+
+
+def switch_key(obj):
+    """What the signature hashes of the collider's switches (its Collision checkbox, its modifier's viewport and
+    render toggles): their animation where keyframed (then they are read per frame), else their values."""
+    return tuple(animation.setting_key(obj, path, value) for path, value in zip(
+        _switch_paths(obj), (obj.collision.use, collision_modifier(obj).show_viewport,
+                             collision_modifier(obj).show_render)))
+
+
 def collider_objects(scene):
-    """The scene's colliding objects (see the module's rule), sorted by name."""
+    """The scene's colliding objects (see the module's rule; one whose switches are keyframed collides where they
+    are on: read_switches), sorted by name."""
     group = scene.softfem.collision_collection
     candidates = group.all_objects if group is not None else scene.objects
-    return sorted((o for o in candidates if collides(o) and takes_part(scene, o) and o.name in scene.objects),
+    return sorted((o for o in candidates if is_collider(o) and takes_part(scene, o) and o.name in scene.objects
+                   and (collides(o) or any(animation.is_animated(o, p) for p in _switch_paths(o)))),
                   key=lambda o: o.name)
 
 
@@ -74,7 +91,8 @@ def identity(obj, fresh=False):
     and, when nothing animates its transform, where it stands (moving a static collider outdates the cache)."""
     place = static_place(obj)
     friction = animation.setting_key(obj, "softfem.friction", obj.softfem.friction)
-    return (obj.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj, fresh), place)
+    return (obj.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj, fresh), place,
+            switch_key(obj))
 
 
 class Collider:
@@ -108,8 +126,17 @@ def add_to_world(world, scene, depsgraph, bodies):
             continue
         handle = world.add_collider(verts, tris, friction=obj.softfem.friction,
                                     thickness=obj.collision.thickness_outer)
+        world.set_collider_active(handle, collides(obj))
         added.append(Collider(obj.name, handle, verts))
     return added
+
+
+def read_switches(world, colliders, scene):
+    """Switch each collider on or off in the World as its (keyframed) switches are at this frame."""
+    for c in colliders:
+        obj = scene.objects.get(c.name)
+        if obj is not None and collides(obj) != c.handle.active:
+            world.set_collider_active(c.handle, collides(obj))
 
 
 def read_friction(world, colliders, scene):

@@ -207,6 +207,7 @@ class Session:
             if (m.youngs_modulus, m.damping_stiffness, m.friction) != (o.youngs_modulus, o.damping, o.friction):
                 body.handle.set_material(material(core, obj))
         colliders.read_friction(self.world, self.colliders, scene)
+        colliders.read_switches(self.world, self.colliders, scene)
 
     def _set_state(self, state):
         for body, (x, v, _motion) in zip(self.bodies, state):

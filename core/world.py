@@ -289,6 +289,12 @@ class World:
         self._contact.set_collider_friction(collider, friction)
         self.wake()
 
+    def set_collider_active(self, collider, active):
+        """Switch a collider on or off from the next step on (a Collision checkbox keyframed); wakes every sleeping
+        body when it changes (one resting on it falls now, one it switches on under may need pushing out)."""
+        if self._contact.set_collider_active(collider, active):
+            self.wake()
+
     @property
     def colliders(self):
         """The collider handles, in the order they were added."""

@@ -100,6 +100,7 @@ class Collider:
         self.triangles = tris
         self.thickness = float(thickness)
         self.end = self.start    # the same array until moved: a collider at rest keeps the caches keyed by it
+        self.active = True       # switched off, it is left out of contact (set_active)
 
     def set_friction(self, friction):
         """The Coulomb μ of its contacts; InvalidInputError naming the collider unless a finite number >= 0."""

@@ -1,4 +1,4 @@
-"""The colliders that have triangles, as one triangle set: its arrays, BVH, positions and feature edges."""
+"""The active colliders that have triangles, as one triangle set: its arrays, BVH, positions and feature edges."""
 import numpy as np
 
 from .bvh import BVH
@@ -7,13 +7,13 @@ from .edge_rows import ColliderEdges
 
 
 class LiveColliders:
-    """The colliders of `colliders` that have triangles (live), their triangles numbered over their concatenated
+    """The active colliders of `colliders` that have triangles (live), their triangles numbered over their concatenated
     vertices (tris) with per triangle: collider index, μ, thickness, one-sidedness, group (−1: no body) and
     normal (at the positions last refit for); the reach cache (see row_sets.triangle_reach) and the BVH (None:
     no collider has triangles)."""
 
     def __init__(self, colliders):
-        live = [c for c in colliders if len(c.triangles)]
+        live = [c for c in colliders if len(c.triangles) and c.active]
         self.live = live
         self.bvh = None
         self._edges = None

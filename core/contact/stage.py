@@ -58,6 +58,18 @@ class ContactStage:
         if self._live is not None and self._live.bvh is not None:
             self._live.mu[self._live.index == c.index] = c.friction
 
+    def set_collider_active(self, collider, active):
+        """Switch a collider on or off from the next step on (off, no body touches it; its contacts' memory is
+        kept); returns whether it changed. A body found across an open collider switched on takes its bulk's side,
+        as at the start."""
+        c = self._collider(collider)
+        if c.active == bool(active):
+            return False
+        c.active = bool(active)
+        self._live = None
+        self._sides_checked = False
+        return True
+
     def _collider(self, collider):
         """The Collider of a handle or index; InvalidInputError if it is not one of this stage's."""
         if isinstance(collider, (int, np.integer)) and 0 <= collider < len(self.colliders):
@@ -99,7 +111,8 @@ class ContactStage:
             self._memory = FrictionMemory(n)
 
     def _idle(self):
-        return not self.surfaces or (not any(len(c.triangles) for c in self.colliders) and len(self.surfaces) < 2)
+        return not self.surfaces or (not any(len(c.triangles) and c.active for c in self.colliders)
+                                     and len(self.surfaces) < 2)
 
     def _live_colliders(self):
         if self._live is None:

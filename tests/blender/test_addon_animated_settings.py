@@ -101,6 +101,34 @@ def test_a_colliders_keyframed_friction_holds_a_cube_on_a_slope_then_lets_it_sli
     assert along[48] - along[24] > 0.5, along[48] - along[24]      # 1 s at 3.2 m/s²: 1.6 m
 
 
+def test_a_floor_whose_collision_checkbox_is_keyframed_off_lets_the_ball_resting_on_it_fall_through(blender,
+                                                                                                      softfem):
+    # Round 4: the keyframed checkbox changed the set of colliders in mid-play, which outdated the cache: from the
+    # key on, the ball was drawn back at its start, 0.68 m up, and Bake failed at that frame.
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 36
+    bpy.ops.mesh.primitive_plane_add(size=4.0)
+    floor = bpy.context.active_object
+    floor.modifiers.new("Collision", 'COLLISION')
+    floor.keyframe_insert('collision.use', frame=1)
+    floor.collision.use = False
+    floor.keyframe_insert('collision.use', frame=24)
+    floor.collision.use = True
+    ball = add_ico(bpy, subdivisions=1, radius=0.3, location=(0.0, 0.0, 0.5))
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    low = {}
+    for f in range(1, 37):
+        scene.frame_set(f)
+        low[f] = evaluated_world(bpy, ball)[:, 2].min()
+    assert abs(low[23] - floor.collision.thickness_outer) < 0.002       # resting on the floor's shell
+    assert low[36] < -0.5                                                # 0.5 s of free fall: 1.2 m
+    status = softfem.addon.status.cache_status(scene)
+    assert not status["outdated"] and status["frames"] == 36 and status["error"] is None
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+
+
 def test_animated_gravity_is_read_per_frame(blender, softfem):
     bpy = blender
     scene = bpy.context.scene

@@ -208,6 +208,29 @@ def test_a_collider_whose_friction_drops_wakes_the_cube_asleep_on_it_which_slide
         w.set_collider_friction(w.colliders[0], -1.0)
 
 
+def test_a_floor_switched_off_wakes_the_cube_asleep_on_it_which_falls_freely_and_stays_below_when_it_is_back():
+    # a Collision checkbox keyframed: the floor is gone from the next step on, then back under the falling cube
+    w = world_on_floor()
+    tm, body = default_cube(w, 0.2, 0.0005)
+    for _ in range(int(1.5 / DT)):
+        w.step(DT)
+    assert w.asleep.all()
+    rest = body.x[:, 2].mean()
+    w.set_collider_active(w.colliders[0], False)
+    assert not w.asleep.any()
+    steps = 24
+    for _ in range(steps):
+        w.step(DT)
+    fall = rest - body.x[:, 2].mean()
+    # backward Euler's free fall: Σ k g Δt² over the steps
+    assert fall == pytest.approx(G * DT * DT * steps * (steps + 1) / 2, rel=0.02)
+    floor = w.colliders[0]
+    w.set_collider_active(floor, True)      # back, 0.3 m above the cube now: the cube stays on its side
+    for _ in range(48):
+        w.step(DT)
+    assert body.x[:, 2].mean() < rest - fall + 1e-3 and w.contacts.forces[:, 2].sum() == pytest.approx(0.0, abs=1e-9)
+
+
 def test_negative_or_non_finite_friction_is_refused_naming_it():
     for bad in (-0.1, float("nan"), float("inf")):
         with pytest.raises(core.InvalidInputError, match="friction"):
