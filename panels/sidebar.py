@@ -154,6 +154,8 @@ def draw_cache(layout, context):
         row.label(text=st["error"], icon='ERROR')
     for warning in st["warnings"][-3:]:
         layout.label(text=warning, icon='INFO')
+    if st["hint"]:
+        layout.label(text=st["hint"], icon='INFO')
     row = layout.row(align=True)
     if st["baked"]:
         row.operator("softfem.free_bake", icon='TRASH')

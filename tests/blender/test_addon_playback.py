@@ -213,3 +213,26 @@ def test_playback_started_right_after_add_soft_body_simulates(blender, softfem):
     for f in range(2, 7):
         scene.frame_set(f)
     assert not softfem.addon.status.cache_status(scene)["outdated"]
+
+
+def test_the_cache_panel_says_why_frames_past_the_simulation_or_a_frame_step_are_not_simulated(blender, softfem):
+    # Round 4: a shot lengthened after Add Soft Body, or played with Frame Step 2, left the ball hanging with nothing
+    # on screen saying why
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 8
+    ball = add_ico(bpy, subdivisions=1)
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    status = softfem.addon.status.cache_status
+    scene.frame_end = 20
+    for f in range(1, 13):
+        scene.frame_set(f)
+    assert "ends at frame 8" in status(scene)["hint"]
+    scene.frame_set(5)
+    assert status(scene)["hint"] is None
+    assert bpy.ops.softfem.free_bake() == {'FINISHED'}
+    scene.frame_step = 2
+    for f in (1, 3):
+        scene.frame_set(f)
+    assert "Frame Step is 2" in status(scene)["hint"]
