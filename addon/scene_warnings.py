@@ -1,5 +1,6 @@
 """The warnings a scene's simulation may give about its setup: units, bodies too soft for their size, a Mirror after
-SoftFEM, shapes that cannot be read. Each returns its one-line message, or None when there is nothing to say."""
+SoftFEM, shapes that cannot be read, bodies that start inside each other. Each returns its one-line message (or a
+list of them), or None when there is nothing to say."""
 import numpy as np
 
 
@@ -42,7 +43,28 @@ def mirror_after(obj, output):
             "image stays about a place that does not move; apply the Mirror before Add Soft Body")
 
 
+def overlapping(bodies, locate):
+    """Pairs of bodies that start inside each other: 90 % of one's render vertices or more lie in the other's cage (a
+    copy made with Shift+D and left in place: the two were simulated as one lump, 3 mm apart). (A cage reaches up to a
+    cell beyond its surface: half of an 8-vertex cube resting on another body can lie in its cage.) `bodies`:
+    [(name, cage nodes, tets, render vertices)] at the start; locate(nodes, tets, points) gives each point's tet (−1:
+    none). Returns one message per pair."""
+    boxes = [(x.min(axis=0), x.max(axis=0)) for _, x, _, _ in bodies]
+    messages = []
+    for i, (name_a, x_a, tets_a, p_a) in enumerate(bodies):
+        for j in range(i + 1, len(bodies)):
+            name_b, x_b, tets_b, p_b = bodies[j]
+            if np.any(boxes[i][1] < boxes[j][0]) or np.any(boxes[j][1] < boxes[i][0]):
+                continue
+            inside = max(np.mean(locate(x_b, tets_b, p_a) >= 0), np.mean(locate(x_a, tets_a, p_b) >= 0))
+            if inside >= 0.9:
+                messages.append(f"'{name_a}' and '{name_b}' start inside each other ({inside:.0%} of one's vertices "
+                                "in the other; a copy left in place?): soft bodies that start overlapping cannot come "
+                                "apart, move one")
+    return messages
+
+
 def undriven(obj, what):
     """A body whose animated shape cannot be read (bridge.read_driven gave None)."""
-    return (f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM, such as Bevel or Decimate, changes its vertices?): {what} "
-            "its object transform only")
+    return (f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM, such as Bevel or Decimate, "
+            f"changes its vertices?): {what} its object transform only")

@@ -181,6 +181,9 @@ class Session:
             body.goal_poses.setdefault(frame_range(scene)[0], x0[body.handle.goal_nodes])
             self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene)))
             self.warn(scene_warnings.mirror_after(obj, bridge.output_modifier(obj)))
+        starts = [(body.name, x0, body.tm.tets, body.render_positions(x0)) for body, (x0, *_) in zip(self.bodies, rest)]
+        for message in scene_warnings.overlapping(starts, lambda x, tets, p: core.geometry.embed_points(x, tets, p)[0]):
+            self.warn(message)
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
         self.world = world
         self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)

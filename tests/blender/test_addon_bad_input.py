@@ -324,3 +324,18 @@ def test_a_body_in_edit_mode_stops_no_other_body(blender, softfem):
     sess = softfem.addon.session.existing(scene)
     assert sess.error is None and not sess.outdated
     assert all(b < a for a, b in zip(heights, heights[1:])), "the other body stopped falling"
+
+
+def test_two_bodies_starting_inside_each_other_are_warned_about(blender, softfem):
+    # Round 4: a copy made with Shift+D and left in place was simulated as one lump with the original, silently
+    bpy = blender
+    scene = bpy.context.scene
+    original = coarse_ball(bpy, "Original", location=(0.0, 0.0, 1.0))
+    coarse_ball(bpy, "Apart", location=(3.0, 0.0, 1.0))
+    bpy.ops.object.select_all(action='DESELECT')
+    original.select_set(True)
+    bpy.context.view_layer.objects.active = original
+    bpy.ops.object.duplicate()                       # Shift+D, then the grab cancelled: the copy in place
+    assert bpy.context.active_object.name == "Original.001" and bpy.context.active_object.softfem.enabled
+    overlapping = warnings_after_two_frames(softfem, scene, "inside each other")
+    assert len(overlapping) == 1 and "'Original' and 'Original.001'" in overlapping[0]
