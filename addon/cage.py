@@ -1,14 +1,25 @@
 """Cages: a soft body's rest mesh tetrahedralized (local space), kept in memory by identity (mesh + settings)."""
+import numpy as np
+
 from . import bridge
 from .dependencies import load_core
 
 _CAGES = {}
 
 
+def stretch(obj):
+    """How the object's transform stretches its local axes relative to each other (3,), 1 along the most stretched:
+    the cage is cut in that stretched space, so its cells are cubes in the world whatever the object's scale."""
+    lengths = np.linalg.norm(np.array(obj.matrix_world)[:3, :3], axis=0)
+    return np.round(lengths / lengths.max(), 9) if lengths.max() > 0.0 else np.ones(3)
+
+
 def cage_key(obj):
-    """Identity of the cage an object needs now: its rest mesh's fingerprint, resolution and mode."""
+    """Identity of the cage an object needs now: its rest mesh's fingerprint, resolution, mode and stretch."""
     s = obj.softfem
-    return f"{bridge.fingerprint(obj.data)}|{s.resolution}|{s.mode}"
+    key = f"{bridge.fingerprint(obj.data)}|{s.resolution}|{s.mode}"
+    axes = stretch(obj)
+    return key if np.all(axes == 1.0) else key + "|" + ",".join(f"{a:.9g}" for a in axes)
 
 
 def require_faces(obj):
@@ -18,14 +29,19 @@ def require_faces(obj):
 
 
 def build_cage(obj):
-    """Tetrahedralize the object's rest (basis) mesh in local space; raises InvalidInputError on bad meshes."""
+    """Tetrahedralize the object's rest (basis) mesh, as its transform stretches it, and keep the cage in local space;
+    raises InvalidInputError on bad meshes. (Cut in local space, a 2 m plank modelled as a scaled cube got as many
+    cells through its 4 cm as along it: 10,981 tets against 448 with the scale applied, 6.5x the time a frame.)"""
     core = load_core()
     require_faces(obj)
     mesh = obj.data
-    verts = bridge.read_vertices(mesh)
+    axes = stretch(obj)
+    verts = bridge.read_vertices(mesh) * axes
     tris = bridge.read_triangles(mesh)
     s = obj.softfem
     tm = core.tetrahedralize(verts, tris, resolution=s.resolution, mode=s.mode.lower())
+    if not np.all(axes == 1.0):
+        tm = tm.moved(tm.nodes / axes)
     _CAGES[cage_key(obj)] = tm
     return tm
 

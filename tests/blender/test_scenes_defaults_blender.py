@@ -299,3 +299,19 @@ def test_a_bevelled_cube_drops_as_the_cube_it_is(blender, softfem):
     assert abs(p[:, 2].min() - plane.collision.thickness_outer) < 0.002        # resting on the shell
     assert np.ptp(p[:, 2]) > 0.39                                              # a 0.4 m cube still
     assert not [w for w in session.warnings if "animated shape" in w]
+
+
+def test_a_plank_scaled_in_object_mode_gets_the_cage_of_the_same_plank_with_its_scale_applied(blender):
+    # Round 4: cut in local space, a 2 m x 0.4 m x 4 cm plank modelled as a scaled cube got as many cells through its
+    # 4 cm as along its 2 m (10,981 tets against 448, 6.5x the time a frame)
+    bpy = blender
+    counts = []
+    for apply in (False, True):
+        plank = cube(bpy, 0.4, (0.0, 3.0 * len(counts), 1.0))
+        plank.scale = (5.0, 1.0, 0.1)
+        plank.rotation_euler = (0.0, 0.0, 0.5)
+        if apply:
+            bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+        make_soft(bpy, plank)
+        counts.append((plank.softfem.cage_nodes, plank.softfem.cage_tets))
+    assert counts[0] == counts[1] and counts[0][1] < 1000, counts
