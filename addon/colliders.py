@@ -111,18 +111,14 @@ def _read(obj, depsgraph, triangles=True):
     return verts, tris
 
 
-def add_to_world(world, scene, depsgraph, bodies):
-    """Add every collider of the scene to the World at its current shape; returns the Collider list."""
-    objects = collider_objects(scene)
-    if not objects or not hasattr(world, "add_collider"):
-        if objects:
-            print("SoftFEM warning: this simulator has no contact yet; Collision objects are ignored")
-        return []
+def add_to_world(world, scene, depsgraph, warn):
+    """Add every collider of the scene to the World at its current shape; returns the Collider list. warn(message):
+    where a collider that cannot collide is reported."""
     added = []
-    for obj in objects:
+    for obj in collider_objects(scene):
         verts, tris = _read(obj, depsgraph)
         if len(tris) == 0:
-            print(f"SoftFEM warning: collider '{obj.name}' has no faces; ignored")
+            warn(f"collider '{obj.name}' has no faces (Collision needs faces); ignored")
             continue
         handle = world.add_collider(verts, tris, friction=obj.softfem.friction,
                                     thickness=obj.collision.thickness_outer)

@@ -60,9 +60,9 @@ class FrameCache:
                 raise cache_files.CacheFileError(f"{os.path.basename(path)} holds frame {file_frame}")
             names = [b.name for b in bodies]
             if [b[0] for b in stored] != names:
-                raise cache_files.CacheFileError(
-                    f"{os.path.basename(path)} holds bodies {[b[0] for b in stored]}, the scene has {names} "
-                    "(object deleted or renamed?)")
+                raise cache_files.CacheFileError(   # (one message for all such files: one line, not one a frame)
+                    f"the cached frames hold bodies {[b[0] for b in stored]}, the scene has {names} "
+                    "(object deleted or renamed? renamed back, its frames are used again)")
             for body, (_n, x, *_) in zip(bodies, stored):
                 if len(x) != body.tm.num_nodes:
                     raise cache_files.CacheFileError(

@@ -184,7 +184,7 @@ class Session:
         starts = [(body.name, x0, body.tm.tets, body.render_positions(x0)) for body, (x0, *_) in zip(self.bodies, rest)]
         for message in scene_warnings.overlapping(starts, lambda x, tets, p: core.geometry.embed_points(x, tets, p)[0]):
             self.warn(message)
-        self.colliders = colliders.add_to_world(world, scene, depsgraph, self.bodies)
+        self.colliders = colliders.add_to_world(world, scene, depsgraph, self.warn)
         self.world = world
         self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
 

@@ -131,9 +131,10 @@ def test_renamed_object_in_a_baked_cache_is_reported(blender, softfem):
     assert bpy.ops.softfem.bake() == {'FINISHED'}
     ball.name = "Renamed"
     softfem.addon.session.forget()  # as after reopening the file
-    scene.frame_set(3)
+    for f in range(1, 6):
+        scene.frame_set(f)
     sess = softfem.addon.session.existing(scene)
-    assert any("deleted or renamed" in w for w in sess.warnings)
+    assert len([w for w in sess.warnings if "deleted or renamed" in w]) == 1   # one line, not one a frame
     assert sess.error is None
 
 
@@ -339,3 +340,18 @@ def test_two_bodies_starting_inside_each_other_are_warned_about(blender, softfem
     assert bpy.context.active_object.name == "Original.001" and bpy.context.active_object.softfem.enabled
     overlapping = warnings_after_two_frames(softfem, scene, "inside each other")
     assert len(overlapping) == 1 and "'Original' and 'Original.001'" in overlapping[0]
+
+
+def test_a_collider_without_faces_is_warned_about_in_the_panel(blender, softfem):
+    # Round 4: only printed to the console
+    bpy = blender
+    bpy.ops.mesh.primitive_plane_add(size=2.0)
+    edges = bpy.context.active_object
+    edges.name = "Edges"
+    bpy.ops.object.mode_set(mode='EDIT')
+    bpy.ops.mesh.delete(type='ONLY_FACE')
+    bpy.ops.object.mode_set(mode='OBJECT')
+    edges.modifiers.new("Collision", 'COLLISION')
+    coarse_ball(bpy, "Ball", location=(0.0, 0.0, 1.0))
+    faceless = warnings_after_two_frames(softfem, bpy.context.scene, "no faces")
+    assert len(faceless) == 1 and "'Edges'" in faceless[0]
