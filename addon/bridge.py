@@ -154,8 +154,16 @@ def add_output(obj):
     mod.node_group = output_group()
     try:
         obj.modifiers.move(len(obj.modifiers) - 1, index)
-    except RuntimeError as exc:   # (a modifier before it needs the original mesh): leave nothing behind
+    except RuntimeError as exc:   # (a modifier after its place needs the original mesh): leave nothing behind
+        group = mod.node_group
         obj.modifiers.remove(mod)
+        if group is not None and group.users == 0:
+            import bpy
+            bpy.data.node_groups.remove(group)
+        first = [m.name for m in obj.modifiers[index:] if m.type == 'MULTIRES']
+        if first:
+            raise ValueError(f"'{obj.name}': its {first[0]} modifier (Multiresolution) must stay first in the stack: "
+                             "apply it before Add Soft Body") from None
         raise ValueError(f"'{obj.name}': SoftFEM's modifier cannot go after its deforming modifiers ("
                          f"{str(exc).strip().splitlines()[-1]})") from None
 

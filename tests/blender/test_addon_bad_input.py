@@ -355,3 +355,13 @@ def test_a_collider_without_faces_is_warned_about_in_the_panel(blender, softfem)
     coarse_ball(bpy, "Ball", location=(0.0, 0.0, 1.0))
     faceless = warnings_after_two_frames(softfem, bpy.context.scene, "no faces")
     assert len(faceless) == 1 and "'Edges'" in faceless[0]
+
+
+def test_a_multiresolution_modifier_is_named_when_add_soft_body_refuses_and_nothing_is_left_behind(blender):
+    # Round 4: Blender's raw "Cannot move above a modifier requiring original data", and an orphan node group
+    bpy = blender
+    ball = add_ico(bpy, subdivisions=1)
+    ball.modifiers.new("Multires", 'MULTIRES')
+    with pytest.raises(RuntimeError, match="Multires modifier .*must stay first.*apply it"):
+        bpy.ops.softfem.add_soft_body()
+    assert [m.type for m in ball.modifiers] == ['MULTIRES'] and "SoftFEM Output" not in bpy.data.node_groups
