@@ -64,6 +64,18 @@ def overlapping(bodies, locate):
     return messages
 
 
+def thick_shell(name, points, colliders):
+    """A body smaller than a collider's Outer Thickness, which it rests that far from: a 1 cm cube on Blender's
+    default 2 cm shell floated twice its size above the floor. `colliders`: [(name, thickness)]."""
+    size = float(np.ptp(points, axis=0).min())
+    thick = [(t, c) for c, t in colliders if t > 0.5 * size]
+    if not thick:
+        return None
+    t, c = max(thick)
+    return (f"'{name}' ({size * 100:.3g} cm across) is small beside the {t * 100:.3g} cm Outer Thickness of '{c}', "
+            "which it rests that far from: lower the collider's Outer Thickness (Physics > Collision)")
+
+
 def undriven(obj, what):
     """A body whose animated shape cannot be read (bridge.read_driven gave None)."""
     return (f"cannot read the animated shape of '{obj.name}' (a modifier after SoftFEM, such as Bevel or Decimate, "

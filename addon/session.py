@@ -181,12 +181,19 @@ class Session:
             body.goal_poses.setdefault(frame_range(scene)[0], x0[body.handle.goal_nodes])
             self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene)))
             self.warn(scene_warnings.mirror_after(obj, bridge.output_modifier(obj)))
+        self.colliders = colliders.add_to_world(world, scene, depsgraph, self.warn)
+        self._warn_about_starts(core, rest)
+        self.world = world
+        self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
+
+    def _warn_about_starts(self, core, rest):
+        """Warn about bodies that start inside each other, and about bodies small beside a collider's shell."""
         starts = [(body.name, x0, body.tm.tets, body.render_positions(x0)) for body, (x0, *_) in zip(self.bodies, rest)]
         for message in scene_warnings.overlapping(starts, lambda x, tets, p: core.geometry.embed_points(x, tets, p)[0]):
             self.warn(message)
-        self.colliders = colliders.add_to_world(world, scene, depsgraph, self.warn)
-        self.world = world
-        self._set_state(rest)   # the start frame's velocities (Initial Velocity and Spin)
+        shells = [(c.name, c.handle.thickness) for c in self.colliders]
+        for name, _x0, _tets, points in starts:
+            self.warn(scene_warnings.thick_shell(name, points, shells))
 
     # ---- stepping and display -----------------------------------------------------------------------
     def _external_accelerations(self, core, scene):

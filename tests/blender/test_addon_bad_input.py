@@ -365,3 +365,16 @@ def test_a_multiresolution_modifier_is_named_when_add_soft_body_refuses_and_noth
     with pytest.raises(RuntimeError, match="Multires modifier .*must stay first.*apply it"):
         bpy.ops.softfem.add_soft_body()
     assert [m.type for m in ball.modifiers] == ['MULTIRES'] and "SoftFEM Output" not in bpy.data.node_groups
+
+
+def test_a_body_small_beside_a_colliders_outer_thickness_is_warned_about(blender, softfem):
+    # Round 4: a 1 cm cube rested on Blender's default 2 cm shell, twice its size above the floor, with no word why
+    bpy = blender
+    bpy.ops.mesh.primitive_plane_add(size=2.0)
+    bpy.context.active_object.modifiers.new("Collision", 'COLLISION')
+    bpy.ops.mesh.primitive_cube_add(size=0.01, location=(0.0, 0.0, 0.1))
+    bpy.context.active_object.name = "Tiny"
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    coarse_ball(bpy, "Ball", location=(1.0, 0.0, 1.0))
+    small = warnings_after_two_frames(softfem, bpy.context.scene, "Outer Thickness")
+    assert len(small) == 1 and "'Tiny' (1 cm across)" in small[0] and "2 cm" in small[0]
