@@ -3,7 +3,7 @@ hashes), undo/redo (the baked flag follows the files), file load (forget runtime
 import bpy
 from bpy.app.handlers import persistent
 
-from . import baking, cage, mesh_hashes, session
+from . import baking, bridge, cage, mesh_hashes, session
 
 
 @persistent
@@ -34,10 +34,13 @@ def on_undo(_scene=None, *_args):
 
 @persistent
 def on_load(_filepath=None, *_args):
-    """A file was loaded: runtime sessions and cages belong to the previous file."""
+    """A file was loaded: runtime sessions and cages belong to the previous file; a file's older output node group
+    gets the vertex index (bridge.output_group), which reading a body's animated shape needs."""
     session.forget()
     baking.forget_baked_flags()
     cage.clear()
+    if bridge.OUTPUT_GROUP in bpy.data.node_groups:
+        bridge.output_group()
 
 
 @persistent

@@ -124,3 +124,30 @@ def test_an_animated_body_on_a_turning_bone_keeps_the_rigs_shape(blender, softfe
         deformed = evaluated_world(bpy, obj)
         output.show_viewport = True
         np.testing.assert_allclose(simulated, deformed, atol=1e-5)
+
+
+def test_a_file_saved_before_the_vertex_index_reads_its_rig_once_reopened(blender, softfem, tmp_path):
+    # The output node group of files saved before it stored each vertex's index is given it when the file is
+    # loaded: without it, a rigged body's animated shape could not be read (warned, and it followed its transform).
+    bpy = blender
+    scene = bpy.context.scene
+    ball = add_ico(bpy, subdivisions=1)
+    ball.softfem.resolution = 4
+    ball.modifiers.new("Armature", 'ARMATURE')
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    group = bpy.data.node_groups["SoftFEM Output"]
+    index = next(n for n in group.nodes if n.bl_idname == 'GeometryNodeStoreNamedAttribute'
+                 and n.inputs["Name"].default_value == "softfem_index")
+    before = next(link.from_socket for link in group.links
+                  if link.to_node == index and link.to_socket.name == "Geometry")
+    after = next(link.to_socket for link in group.links
+                 if link.from_node == index and link.from_socket.name == "Geometry")
+    group.nodes.remove(index)                    # as the group of an older version of the add-on
+    group.links.new(before, after)
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "old.blend"))
+    bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "old.blend"))
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    scene.frame_set(2)
+    sess = softfem.addon.session.existing(scene)
+    assert sess.error is None and not [w for w in sess.warnings if "animated shape" in w]
