@@ -4,7 +4,8 @@ import time
 import bpy
 import numpy as np
 
-from . import animated_shape, bridge, cage, colliders, effectors, mesh_hashes, readiness, scene_warnings
+from . import (animated_shape, animation, bridge, cage, colliders, effectors, mesh_hashes, readiness,
+               scene_warnings)
 from .runtime_body import Body, centre_of_mass
 from .dependencies import load_core
 from .frame_cache import FrameCache
@@ -15,17 +16,17 @@ from .soft_body import check_meshes_not_shared
 
 _SESSIONS = {}
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
-# The soft bodies the last frame handler wrote: the first depsgraph update after it evaluates that write, which is not
-# an edit. (Evaluating it inside the handler by depsgraph.update() crashed Blender at the next frame whenever any
-# object's visibility was keyframed.)
+# The soft bodies the last frame handler wrote without evaluating its write (see frame_changed): the first depsgraph
+# update after it evaluates that write, which is not an edit.
 _written = set()
 
 
 def edited(depsgraph):
     """A depsgraph update (a user's edit: weight paint, edit mode, operators): forget the mesh hashes of the
-    objects whose data it changed. The frame handler's own write-back is not an edit: in the first update after
-    it, a body it wrote that is in Object Mode and whose mesh hashes the same keeps its hashes (a weight changed by
-    a script between a frame change and the next evaluation is missed; weights are painted in Weight Paint Mode)."""
+    objects whose data it changed. The frame handler's own write-back is not an edit: evaluated inside the handler
+    (while _writing), or, where the handler cannot evaluate it, in the first update after it, where a body it wrote
+    that is in Object Mode and whose mesh hashes the same keeps its hashes (a weight changed by a script between
+    a frame change and the next evaluation is then missed; weights are painted in Weight Paint Mode)."""
     global _written
     written, _written = _written, set()
     if _writing or not mesh_hashes.any_cached():
@@ -38,6 +39,12 @@ def edited(depsgraph):
             names.discard(name)
     if names:
         mesh_hashes.forget(names)
+
+
+def _visibility_animated(scene):
+    """Whether an object's Disable in Viewports or in Renders may be animated (keyframes, drivers or NLA strips)."""
+    return any(o.animation_data.nla_tracks or animation.is_animated(o, "hide_viewport")
+               or animation.is_animated(o, "hide_render") for o in scene.objects if o.animation_data is not None)
 
 
 class Session:
@@ -386,7 +393,6 @@ def frame_changed(scene, depsgraph):
     if not any(o.softfem.enabled for o in scene.objects if o.type == 'MESH'):
         return
     global _writing, _written
-    _written = {obj.name for obj in soft_bodies(scene)}
     if readiness.require() is not None:  # the solver is being prepared (or cannot be): the mesh as modelled
         _writing = True
         try:
@@ -400,6 +406,15 @@ def frame_changed(scene, depsgraph):
     _writing = True
     try:
         sess.goto(scene, depsgraph, scene.frame_current)
+        if mesh_hashes.any_cached() and depsgraph.mode == 'VIEWPORT':  # never a render's depsgraph mid-render
+            if _visibility_animated(scene):
+                # evaluating there crashes Blender (any object's visibility keyframed: a write and then any depsgraph
+                # update in a frame handler segfault at the next frame, SoftFEM or not); edited() tells it instead
+                _written = {obj.name for obj in soft_bodies(scene)}
+            else:
+                # Evaluate the written meshes now, so the depsgraph updates they cause come while _writing is set
+                # (later, they would look like edits and drop the mesh hashes every frame).
+                depsgraph.update()
     except Exception as exc:  # a frame handler must never raise a traceback at the user
         message = one_line(exc)
         if message != sess.error:   # once, not on every frame it stays

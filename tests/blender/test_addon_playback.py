@@ -172,13 +172,16 @@ class _Depsgraph:
         self.updates = [_Update(o) for o in objects]
 
 
-def test_the_frame_handlers_own_write_back_is_not_an_edit(blender, softfem):
-    # The first depsgraph update after a frame evaluates the handler's write-back: it keeps the mesh hashes; a
-    # later update of the body is an edit (weight paint, edit mode) and drops them.
+def test_the_frame_handlers_own_write_back_is_not_an_edit_where_it_cannot_evaluate_it(blender, softfem):
+    # With an object's visibility keyframed the handler cannot evaluate its write (see the test above): the first
+    # depsgraph update after a frame does, and keeps the mesh hashes; a later update of the body is an edit (weight
+    # paint, edit mode) and drops them.
     bpy = blender
     ball = add_ico(bpy, subdivisions=1)
     ball.softfem.resolution = 4
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    bpy.ops.object.empty_add(location=(3.0, 0.0, 0.0))
+    bpy.context.active_object.keyframe_insert("hide_render", frame=1)
     bpy.context.scene.frame_set(1)
     bpy.context.scene.frame_set(2)
     session, hashes = softfem.addon.session, softfem.addon.mesh_hashes
