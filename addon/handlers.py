@@ -3,26 +3,26 @@ hashes), undo/redo (the baked flag follows the files), file load (forget runtime
 import bpy
 from bpy.app.handlers import persistent
 
-from . import baking, bridge, cage, mesh_hashes, session
+from . import baking, bridge, cage, frame_handler, mesh_hashes, session
 
 
 @persistent
 def on_frame_change(scene, depsgraph=None):
     """Show the scene's current frame (simulating one frame past the cache when possible)."""
-    session.frame_changed(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+    frame_handler.frame_changed(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
 
 
 @persistent
 def on_playback_start(scene, depsgraph=None):
     """Playback starts: at the start frame, the start state first (playback's first frame change is to the next
     frame, which has nothing to simulate from until the start frame was shown)."""
-    session.playback_starts(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+    frame_handler.playback_starts(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
 
 
 @persistent
 def on_depsgraph_update(_scene, depsgraph):
     """Data was edited (never called for frame changes): vertex group hashes of edited objects are stale."""
-    session.edited(depsgraph)
+    frame_handler.edited(depsgraph)
 
 
 @persistent

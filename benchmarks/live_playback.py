@@ -78,11 +78,11 @@ def instrument(softfem, timers):
         (stage.ContactStage, "_gather", ": contact detection", None),
         (stage, "solve_contacts", ": contact response", None),
         (addon.session, "signature", "add-on: signature", None),
-        (addon.session.Session, "_pin_targets", "add-on: pin targets", None),
+        (addon.animated_shape, "frame_targets", "add-on: pin targets", None),
         (addon.colliders, "frame_targets", "add-on: collider read", None),
         (addon.session.Session, "_show", "add-on: write-back", None),
         (addon.session.Session, "_store", "add-on: cache write", None),
-        (addon.session, "frame_changed", "add-on: other", None),
+        (addon.frame_handler, "frame_changed", "add-on: other", None),
     ]
     for owner, name, label, phase in parts:
         if hasattr(owner, name):

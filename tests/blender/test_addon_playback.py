@@ -184,12 +184,12 @@ def test_the_frame_handlers_own_write_back_is_not_an_edit_where_it_cannot_evalua
     bpy.context.active_object.keyframe_insert("hide_render", frame=1)
     bpy.context.scene.frame_set(1)
     bpy.context.scene.frame_set(2)
-    session, hashes = softfem.addon.session, softfem.addon.mesh_hashes
+    frame_handler, hashes = softfem.addon.frame_handler, softfem.addon.mesh_hashes
     kept = lambda: any(key[0] == ball.name for key in hashes._HASHES)   # noqa: E731
     assert kept()
-    session.edited(_Depsgraph(ball))
+    frame_handler.edited(_Depsgraph(ball))
     assert kept()
-    session.edited(_Depsgraph(ball))
+    frame_handler.edited(_Depsgraph(ball))
     assert not kept()
 
 
