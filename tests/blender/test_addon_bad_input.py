@@ -242,8 +242,14 @@ def test_a_body_too_soft_to_hold_its_own_weight_is_warned_about(blender, softfem
     bpy = blender
     coarse_ball(bpy, "Small", radius=0.5, location=(0.0, 0.0, 1.0))
     coarse_ball(bpy, "Big", radius=25.0, location=(100.0, 0.0, 30.0))   # 50 m at E = 1e5
+    bpy.ops.mesh.primitive_cube_add(size=0.4, location=(-3.0, 0.0, 1.0))   # round 4: 0.9 E, ended 239 tets inside out
+    jelly = bpy.context.active_object
+    jelly.name = "Jelly"
+    jelly.softfem.preset = 'JELLY'
+    jelly.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
     soft = warnings_after_two_frames(softfem, bpy.context.scene, "too soft for its size")
-    assert len(soft) == 1 and "'Big'" in soft[0]
+    assert len(soft) == 2 and "'Big'" in soft[0] + soft[1] and "'Jelly'" in soft[0] + soft[1]
 
 
 def test_a_mirror_modifier_after_softfem_is_warned_about(blender, softfem):
