@@ -38,9 +38,9 @@ def _switch_paths(obj):
 def switch_key(obj):
     """What the signature hashes of the collider's switches (its Collision checkbox, its modifier's viewport and
     render toggles): their animation where keyframed (then they are read per frame), else their values."""
-    return tuple(animation.setting_key(obj, path, value) for path, value in zip(
-        _switch_paths(obj), (obj.collision.use, collision_modifier(obj).show_viewport,
-                             collision_modifier(obj).show_render)))
+    mod = collision_modifier(obj)
+    values = (obj.collision.use, mod.show_viewport, mod.show_render)
+    return tuple(animation.setting_key(obj, path, value) for path, value in zip(_switch_paths(obj), values))
 
 
 def collider_objects(scene):

@@ -30,6 +30,16 @@ def add_ico(bpy, location=(0.0, 0.0, 2.0), subdivisions=2, radius=0.5, name="Bal
     return obj
 
 
+def coarse_ball(bpy, name="Ball", modifier=None, **ico):
+    """A soft body (icosphere of 1 subdivision, resolution 4), with a modifier of type `modifier` added before."""
+    obj = add_ico(bpy, subdivisions=1, name=name, **ico)
+    if modifier is not None:
+        obj.modifiers.new(modifier.title(), modifier)
+    obj.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    return obj
+
+
 def evaluated_local(bpy, obj):
     """Object-space positions of the object's evaluated mesh (what renders)."""
     ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())

@@ -1,7 +1,7 @@
 """Bad input gives a one-line report (RuntimeError from bpy.ops carries it), and the user's mesh is never modified."""
 import numpy as np
 import pytest
-from addon_testing import add_ico, evaluated_world
+from addon_testing import add_ico, coarse_ball, evaluated_world
 
 
 def basis(obj):
@@ -217,16 +217,6 @@ def test_the_cage_counts_follow_a_resolution_change_when_played(blender, softfem
     scene.frame_set(1)
     sess = softfem.addon.session.existing(scene)
     assert ball.softfem.cage_nodes == sess.bodies[0].tm.num_nodes != before
-
-
-def coarse_ball(bpy, name, modifier=None, **ico):
-    """A soft body (icosphere of 1 subdivision, resolution 4), with a modifier of type `modifier` added before."""
-    obj = add_ico(bpy, subdivisions=1, name=name, **ico)
-    if modifier is not None:
-        obj.modifiers.new(modifier.title(), modifier)
-    obj.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
-    return obj
 
 
 def warnings_after_two_frames(softfem, scene, text):

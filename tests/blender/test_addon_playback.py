@@ -1,6 +1,6 @@
 """Timeline semantics in headless Blender: free fall, scrubbing the cache, outdated cache, world space, remove."""
 import numpy as np
-from addon_testing import add_ico, evaluated_world
+from addon_testing import add_ico, coarse_ball, evaluated_world
 
 
 def session(softfem, bpy):
@@ -149,9 +149,7 @@ def test_a_keyframed_visibility_in_the_scene_plays(blender, softfem):
     scene = bpy.context.scene
     bpy.ops.mesh.primitive_plane_add(size=4.0)
     bpy.context.active_object.modifiers.new("Collision", 'COLLISION')
-    ball = add_ico(bpy, location=(0.0, 0.0, 0.6), subdivisions=1, radius=0.3)
-    ball.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    ball = coarse_ball(bpy, location=(0.0, 0.0, 0.6), radius=0.3)
     bpy.ops.object.empty_add(location=(3.0, 0.0, 0.0))
     empty = bpy.context.active_object
     empty.keyframe_insert("hide_viewport", frame=1)
@@ -177,9 +175,7 @@ def test_the_frame_handlers_own_write_back_is_not_an_edit_where_it_cannot_evalua
     # depsgraph update after a frame does, and keeps the mesh hashes; a later update of the body is an edit (weight
     # paint, edit mode) and drops them.
     bpy = blender
-    ball = add_ico(bpy, subdivisions=1)
-    ball.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    ball = coarse_ball(bpy)
     bpy.ops.object.empty_add(location=(3.0, 0.0, 0.0))
     bpy.context.active_object.keyframe_insert("hide_render", frame=1)
     bpy.context.scene.frame_set(1)
@@ -198,9 +194,7 @@ def test_playback_started_right_after_add_soft_body_simulates(blender, softfem):
     # shown, so pressing play right after Add Soft Body (or after an edit at frame 1) simulated nothing.
     bpy = blender
     scene = bpy.context.scene
-    ball = add_ico(bpy, location=(0.0, 0.0, 2.0), subdivisions=1)
-    ball.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    ball = coarse_ball(bpy, location=(0.0, 0.0, 2.0))
     assert softfem.addon.handlers.on_playback_start in bpy.app.handlers.animation_playback_pre
     top = evaluated_world(bpy, ball)[:, 2].max()
     for handler in bpy.app.handlers.animation_playback_pre:   # as Space at frame 1 runs them
@@ -224,9 +218,7 @@ def test_the_cache_panel_says_why_frames_past_the_simulation_or_a_frame_step_are
     bpy = blender
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 8
-    ball = add_ico(bpy, subdivisions=1)
-    ball.softfem.resolution = 4
-    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    coarse_ball(bpy)
     status = softfem.addon.status.cache_status
     scene.frame_end = 20
     for f in range(1, 13):

@@ -179,12 +179,18 @@ def test_a_dropped_cube_comes_to_rest_sleeps_and_wakes_when_hit():
     assert woke is not None and woke <= k, "the cube below slept while the other reached it"
 
 
-def test_writing_a_sleeping_bodys_state_wakes_it():
+def cube_asleep_on_floor():
+    """A default cube set down on the floor and stepped 1.5 s, asleep: (world, TetMesh, body)."""
     w = world_on_floor()
     tm, body = default_cube(w, 0.2, 0.0005)
     for _ in range(int(1.5 / DT)):
         w.step(DT)
     assert w.asleep.all()
+    return w, tm, body
+
+
+def test_writing_a_sleeping_bodys_state_wakes_it():
+    w, _tm, body = cube_asleep_on_floor()
     body.v[:] = (1.0, 0.0, 0.0)
     w.step(DT)
     assert not w.asleep.any() and body.v[:, 0].mean() > 0.5
@@ -210,11 +216,7 @@ def test_a_collider_whose_friction_drops_wakes_the_cube_asleep_on_it_which_slide
 
 def test_a_floor_switched_off_wakes_the_cube_asleep_on_it_which_falls_freely_and_stays_below_when_it_is_back():
     # a Collision checkbox keyframed: the floor is gone from the next step on, then back under the falling cube
-    w = world_on_floor()
-    tm, body = default_cube(w, 0.2, 0.0005)
-    for _ in range(int(1.5 / DT)):
-        w.step(DT)
-    assert w.asleep.all()
+    w, _tm, body = cube_asleep_on_floor()
     rest = body.x[:, 2].mean()
     w.set_collider_active(w.colliders[0], False)
     assert not w.asleep.any()
