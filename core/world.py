@@ -13,7 +13,7 @@ from .model import Model
 from .node_rows import add_rows, all_finite
 from .settings import SolverSettings
 from .goals import Goals, goal_omega2
-from .sleep import Sleep, seen_moving, swept_boxes
+from .sleep import Sleep, seen_motion, support_normals, swept_boxes
 from .solve.implicit_step import implicit_step
 from .solve.multigrid import Multigrid
 from .solve.static import solve_static
@@ -33,10 +33,12 @@ class World:
     body = world.add_body(mesh, material, pinned=None, stiffness_scale=None, goal_frequency=None)
     world.step(dt); world.solve_static(); world.stats
 
-    world.sleeping (default True): an island of touching bodies whose render points (a body without an embedding:
-    its nodes) all stay slower than core.sleep.SLEEP_SPEED for SLEEP_TIME falls asleep: it is held still until a
-    moving body or collider comes near one of its bodies, their pins move, or their x / v are written
-    (world.wake() wakes every body). When every body sleeps, a step costs nothing.
+    world.sleeping (default True): bodies come to rest (core.sleep). A body touching something whose render points
+    (a body without an embedding: its nodes) all move slower than core.sleep.SETTLE_SPEED settles: its velocity
+    along its support's normal is damped at SETTLE_DAMPING. An island of touching bodies whose render points all stay
+    slower than SLEEP_SPEED for SLEEP_TIME falls asleep: it is held still until a moving body or collider comes near
+    one of its bodies, their pins move, or their x / v are written (world.wake() wakes every body). When every body
+    sleeps, a step costs nothing.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), settings=None):
@@ -216,7 +218,7 @@ class World:
             if self._wake_disturbed(target, dt):
                 self._forget_targets()
                 self._contact.finish_step()
-                self.stats = {"asleep": len(self.bodies), "newton_iterations": 0, "cg_iterations": 0,
+                self.stats = {"asleep": len(self.bodies), "settling": 0, "newton_iterations": 0, "cg_iterations": 0,
                               "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0, "penalty_rows": 0,
                               "contacts": len(self._contact.contacts),
                               "seconds": {"total": time.perf_counter() - t0}}
@@ -260,13 +262,16 @@ class World:
             keep_tets_upright(self._model.tets, solved, self._state.x)
         with solver_threads(self._model.num_tets):
             self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
-        self._contact.finish_step()
         if self.sleeping:
             c = self._contact.contacts
             touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
-            self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt, touching,
-                                   seen_moving(self.bodies, self._sleep.asleep))
+            moving, fast = seen_motion(self.bodies, self._sleep.asleep)
+            normals = support_normals(c, len(self.bodies), self._contact.colliders)
+            self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt, touching, moving,
+                                   np.where(fast[:, None], 0.0, normals))
             stats["asleep"] = int(self._sleep.asleep.sum())
+            stats["settling"] = int(self._sleep.settling.sum())
+        self._contact.finish_step()   # (after support_normals has seen which colliders moved)
         self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, self._smooth_motion(stats))
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)

@@ -118,10 +118,11 @@ def test_dropped_icosphere_squashes_bounces_keeps_its_volume_and_comes_to_rest_w
     assert least > 0.8, f"squashed to {least:.0%} of its volume"
     assert volume(prev, tris) / v0 > 0.97
     assert abs(prev[:, 2].min() - plane.collision.thickness_outer) < 0.001   # resting on the Collision shell
-    # At rest (render points below 1 mm/s, asleep) 8 s after landing in core. It bounces twice and then bounces on
-    # its contact patch at 2 Hz, which the default damping (0.001 s) barely damps: the 3 s are not met (see
-    # README). Before rolling resistance it rolled to and fro by 5 cm on its cage's anisotropy and never rested.
-    assert still is not None and (still - landed) / scene.render.fps < 9.0, f"still at frame {still}, landed {landed}"
+    # At rest (render points below 1 mm/s, asleep) ~4.8 s after landing. It bounces twice and then bobs on its
+    # contact patch at 2 Hz, which the default damping (0.001 s) barely damps: it was 8 s before settling damped the
+    # bob's tail (the 3 s are not met, see README). Before rolling resistance it rolled to and fro by 5 cm on
+    # its cage's anisotropy and never rested.
+    assert still is not None and (still - landed) / scene.render.fps < 5.5, f"still at frame {still}, landed {landed}"
     drift = max(np.linalg.norm(centres[f][:2] - centres[landed + 96][:2]) for f in range(landed + 96, 265))
     assert drift < 0.003, f"it crawled {drift * 1e3:.1f} mm after its bounces"
 
