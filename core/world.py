@@ -244,7 +244,7 @@ class World:
                                   self.settings, self._correct, penalty=self._penalty, held=held,
                                   multigrid=self._multigrid, acceleration=self._motion.acceleration(self._state.v),
                                   goal=self._goals.step_terms(held, self._node_damping(), dt)
-                                  if self._goals.active else None)
+                                  if self._goals.active else None, grow=self._grow(backup, inv_mass, dt))
             stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         except FloatingPointError:
             stats = None
@@ -321,6 +321,16 @@ class World:
 
     def _node_counts(self):
         return [b - a for a, b in self._model.node_ranges]
+
+    def _grow(self, backup, inv_mass, dt):
+        """The implicit step's `grow` for this step's contact rows (None without any)."""
+        if self._penalty is None:
+            return None
+
+        def grow(x):
+            with solver_threads(self._model.num_tets):
+                return self._contact.grow(self._penalty, backup.x, x, backup.v, inv_mass, dt)
+        return grow
 
     def _contact_correct(self, state, x_n, v_n, dt):
         penalty = self._penalty

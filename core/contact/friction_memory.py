@@ -45,7 +45,8 @@ class FrictionMemory:
                                 self.mode, self.anchor, self.normal_force, self.pair_node, self.pair_coef,
                                 self.pair_rel, self.pair_other, self._touched, self.slot)
 
-    def friction_rows(self, x0, v, dt, node, coef, normal, r0, kappa, pressing, point, collider, other, move, mu):
+    def friction_rows(self, x0, v, dt, node, coef, normal, r0, kappa, pressing, point, collider, other, move, mu,
+                      more=False):
         """The normal rows plus two friction rows (tangents t1, t2 of its first row's normal) for each point with
         μ > 0. The normal rows share their point's last normal force as their multiplier. A friction row's value
         is its point's tangential offset from its anchor (moving with a collider; on another body, that body's
@@ -53,7 +54,8 @@ class FrictionMemory:
         μ times the last normal force allows at the offset the velocities v would make (the last step's: a point
         that slid is predicted to slide on, one that stuck to stick). Normal rows not `pressing` start released. Returns the rows
         (node, coef, normal, r0, kappa, point, collider, other), the friction-row mask, the multipliers (force
-        times dt²), the rows' spring stiffnesses to start with, and μ per row."""
+        times dt²), the rows' spring stiffnesses to start with, and μ per row. `more`: the rows join the step's
+        rows (of other points) built before."""
         normal_rows = np.bincount(point, minlength=len(self.mode))
         const_n = self.normal_force[point] * dt * dt / normal_rows[point]
         src, new_node, new_coef, direction, rr, start = _friction_rows(
@@ -62,7 +64,8 @@ class FrictionMemory:
         # only the rows' points are dragged (copying every render point's anchor took ~1.2 ms a step on the 36k-point
         # bunny, measured)
         held = np.unique(point)
-        self._start = (held, self.anchor[held], self.pair_rel[held])
+        anchors = (held, self.anchor[held], self.pair_rel[held])
+        self._start = tuple(np.concatenate(pair) for pair in zip(self._start, anchors)) if more else anchors
         n = len(r0)
         tangent = np.zeros(n + len(src), np.bool_)
         tangent[n:] = True

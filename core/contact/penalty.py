@@ -276,6 +276,21 @@ class ContactPenalty:
     def __len__(self):
         return len(self.r0)
 
+    def add_rows(self, node, coef, normal, r0, stiffness, point, collider, other, tangent, const, kappa, mu):
+        """Append rows (in ContactStage.predict's order of fields; stencils padded to the wider of the two)."""
+        width = max(self.node.shape[1], node.shape[1])
+        stencils = []
+        for n, c in ((self.node, self.coef), (node, coef)):
+            pad = width - n.shape[1]
+            stencils.append((np.pad(n, ((0, 0), (0, pad)), constant_values=-1), np.pad(c, ((0, 0), (0, pad)))))
+        self.node = np.ascontiguousarray(np.concatenate([stencils[0][0], stencils[1][0]]))
+        self.coef = np.ascontiguousarray(np.concatenate([stencils[0][1], stencils[1][1]]))
+        for name, value in (("normal", normal), ("r0", r0), ("stiffness", stiffness), ("point", point),
+                            ("collider", collider), ("other", other), ("tangent", tangent), ("const", const),
+                            ("kappa", kappa), ("mu", mu)):
+            setattr(self, name, np.ascontiguousarray(np.concatenate([getattr(self, name), value])))
+        self._build_blocks()
+
     def residuals(self, displacement):
         """Each row's value r0 + n·J d for node displacements d = x − x_n (m; negative: penetrating)."""
         out = np.empty(len(self))

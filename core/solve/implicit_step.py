@@ -20,7 +20,7 @@ INTERMEDIATE_TOLERANCE = 10.0
 
 
 def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None, held=None,
-                  multigrid=None, acceleration=None, goal=None):
+                  multigrid=None, acceleration=None, goal=None, grow=None):
     """Advance `state` (every body of the model) by dt in place with settings.integrator; returns the step's stats
     (solves: the CG solves run, up to CONTACT_SOLVES per Newton iteration with contact rows;
     cg_iterations: the most CG iterations of any body over the step (all its solves), cg_iterations_sum: of all bodies;
@@ -52,7 +52,9 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     are). `multigrid` (a core.solve.multigrid.Multigrid, kept across steps), if given, preconditions the CG when
     settings.preconditioner asks for it. `goal` (ω², targets (N,3), their velocity (N,3), β per node), if given,
     adds the goal springs' forces m ω² (target − x + β (v_target − v)) to F and their stiffness and damping to the
-    system's diagonal ((1 + αh + (βh + h²) ω²) M; core.goals).
+    system's diagonal ((1 + αh + (βh + h²) ω²) M; core.goals). `grow(x)`, if given, adds to `penalty` the rows of the
+    points the first solve's positions x bring into contact (ContactStage.grow) and returns whether it did; the
+    system is then solved again with them.
 
     Contact under Newmark: a body that the predicted contact rows touch steps with backward Euler (h = Δt, w = 0),
     the others with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped
@@ -152,7 +154,10 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
                 stats["solves"] += 1
                 if last:
                     break
-                if not penalty.augment(state.x + dx - x_n):
+                again = penalty.augment(state.x + dx - x_n)
+                if attempt == 0 and grow is not None and grow(state.x + dx):
+                    continue
+                if not again:
                     its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings,
                                                                settings.cg_tolerance, penalty, multigrid, state.x, dt,
                                                                weight)

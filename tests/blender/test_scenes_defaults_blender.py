@@ -243,6 +243,36 @@ def test_five_stacked_subdivided_cubes_stay_stacked(blender):
     five_stacked(blender, subdivide=True)
 
 
+def add_menu_drop(bpy, primitive):
+    """The Add menu's mesh `primitive` at its own size, turned to land on an edge or a rim, made soft at the defaults
+    1 m above a Collision plane: (the object, the plane's shell thickness)."""
+    plane = collision_plane(bpy)
+    shell = plane.collision.thickness_outer
+    getattr(bpy.ops.mesh, f"primitive_{primitive}_add")()
+    obj = bpy.context.active_object
+    obj.rotation_euler = (0.3, 0.2, 0.0)
+    bpy.context.view_layer.update()
+    obj.location.z += 1.0 + shell - evaluated_world(bpy, obj)[:, 2].min()
+    return make_soft(bpy, obj), shell
+
+
+@pytest.mark.parametrize("primitive", ["ico_sphere", "monkey"])
+def test_the_add_menus_icosphere_and_suzanne_dropped_at_their_own_size_come_to_rest(blender, softfem, primitive):
+    # Both never fell asleep: a few render points at their contact jumped every other substep (Suzanne's three by
+    # 8 mm, at 0.78 m/s), which the frames, 4 substeps apart, did not show. The prediction had missed neighbours the
+    # body's own motion brought into contact, and the correction's kick on the light cage nodes they share lifted
+    # the others. With the solve's rows grown by those points (ContactStage.grow) they were still 9.6 and 9.5 s
+    # after landing.
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_end = 250
+    add_menu_drop(bpy, primitive)
+    for f in range(1, 251):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    assert sess.error is None and sess.world.asleep.all(), sess.world.stats
+
+
 @pytest.mark.parametrize("primitive", ["cube", "uv_sphere", "ico_sphere", "cylinder", "cone", "torus", "monkey"])
 def test_the_add_menus_meshes_dropped_at_their_own_size_land_on_the_shell_and_keep_their_volume(blender, softfem,
                                                                                               primitive):
@@ -252,14 +282,7 @@ def test_the_add_menus_meshes_dropped_at_their_own_size_land_on_the_shell_and_ke
     # weight (a 2 m column's bottom is pressed by ρ g h = 20 kPa, a volumetric strain of p / K = 6 %).
     bpy = blender
     scene = bpy.context.scene
-    plane = collision_plane(bpy)
-    shell = plane.collision.thickness_outer
-    getattr(bpy.ops.mesh, f"primitive_{primitive}_add")()
-    obj = bpy.context.active_object
-    obj.rotation_euler = (0.3, 0.2, 0.0)                          # landing on an edge or a rim, not flat
-    bpy.context.view_layer.update()
-    obj.location.z += 1.0 + shell - evaluated_world(bpy, obj)[:, 2].min()
-    make_soft(bpy, obj)
+    obj, shell = add_menu_drop(bpy, primitive)
     tris = triangles(obj)
     scene.frame_set(1)
     v0 = volume(evaluated_world(bpy, obj), tris)
