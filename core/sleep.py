@@ -123,25 +123,26 @@ def seen_motion(bodies, asleep):
     return moving, fast
 
 
-def support_normals(contacts, num_bodies, colliders):
-    """Per body (B,3): the normal of what it rests on, the principal axis of its contacts' normals weighted by their
-    normal forces (every contact alike when none presses); zero for a body touching nothing, or a collider that
-    moved this step (damped, a body carried by a moving collider would lag it)."""
-    moved = np.array([c.end is not c.start and not np.array_equal(c.start, c.end) for c in colliders], np.bool_)
-    normals = np.zeros((num_bodies, 3))
-    if not len(contacts):
+def support_normals(contacts, slow, colliders):
+    """Per body (B,3): for the bodies `slow` (bool (B,)), the normal of what it rests on, the principal axis of its
+    contacts' normals weighted by their normal forces (every contact alike when none presses); zero for the others,
+    a body touching nothing, or one touching a collider that moved this step (damped, a body carried by a moving
+    collider would lag it)."""
+    normals = np.zeros((len(slow), 3))
+    if not len(contacts) or not slow.any():
         return normals
+    moved = np.array([c.moving for c in colliders], np.bool_)
     other = contacts.other_body >= 0
     body = np.concatenate([contacts.body, contacts.other_body[other]])
     n = np.concatenate([contacts.normals, contacts.normals[other]])
     press = np.maximum(np.einsum("nd,nd->n", contacts.forces, contacts.normals), 0.0)
     weight = np.concatenate([press, press[other]])
-    on_moved = np.zeros(num_bodies, np.bool_)
+    skip = ~slow
     by_collider = contacts.collider >= 0
     if len(moved):
-        on_moved[contacts.body[by_collider][moved[contacts.collider[by_collider]]]] = True
+        skip[contacts.body[by_collider][moved[contacts.collider[by_collider]]]] = True
     for i in np.unique(body):
-        if on_moved[i]:
+        if skip[i]:
             continue
         mine = body == i
         w = weight[mine] if weight[mine].sum() > 0.0 else np.ones(int(mine.sum()))
@@ -161,7 +162,7 @@ def swept_boxes(x, v, node_ranges, asleep, dt, gravity, colliders):
             boxes.append((ends.min(axis=0), ends.max(axis=0)))
     moving_collider = False
     for c in colliders:
-        if len(c.start) and not np.array_equal(c.start, c.end):
+        if c.moving:
             ends = np.concatenate([c.start, c.end])
             boxes.append((ends.min(axis=0), ends.max(axis=0)))
             moving_collider = True

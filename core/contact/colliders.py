@@ -112,6 +112,11 @@ class Collider:
         """Positions at the end of the next step (the motion within the step is linear)."""
         self.end = check_vertices(vertices, len(self.start), f"collider '{self.name}'")
 
+    @property
+    def moving(self):
+        """Whether it moves over the step (its end positions differ from its start)."""
+        return self.end is not self.start and not np.array_equal(self.start, self.end)
+
     def __repr__(self):
         kind = "closed" if self.closed else "open"
         return f"Collider({self.name!r}, {len(self.start)} vertices, {len(self.triangles)} triangles, {kind})"

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import core
+import core.contact.colliders
 import core.sleep
 from contact_scenes import icosphere, plane
 from core.contact.contacts import Contacts
@@ -72,25 +73,20 @@ def contacts(normals, forces, body, collider, other_body):
                     np.asarray(collider), np.asarray(other_body))
 
 
-class Still:
-    def __init__(self):
-        self.start = self.end = np.zeros((3, 3))
-
-
-class Moved:
-    def __init__(self):
-        self.start, self.end = np.zeros((3, 3)), np.ones((3, 3))
-
-
 def test_the_support_normal_is_the_pressing_contacts_axis_and_none_on_a_moving_collider():
     up, side = (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)
     # body 0 rests on collider 0 (pressing) and grazes a wall (no force); body 1 is squeezed between body 2 above
     # and collider 0 below (opposite normals: one axis); body 3 rides collider 1, which moved
     c = contacts([up, side, up, up, up], [(0, 0, 10.0), (0, 0, 0), (0, 0, 5.0), (0, 0, 5.0), (0, 0, 3.0)],
                  [0, 0, 1, 2, 3], [0, 2, 0, -1, 1], [-1, -1, -1, 1, -1])
-    n = support_normals(c, 5, [Still(), Moved(), Still()])
+    still = core.contact.colliders.Collider(0, *plane(1.0))
+    moved = core.contact.colliders.Collider(1, *plane(1.0))
+    moved.move(moved.start + (0.0, 0.0, 0.01))
+    n = support_normals(c, np.ones(5, bool), [still, moved, still])
     assert np.allclose(np.abs(n[0]), up) and np.allclose(np.abs(n[1]), up) and np.allclose(np.abs(n[2]), up)
     assert not n[3].any() and not n[4].any()     # carried by a moving collider; touching nothing
     # no contact presses: every contact counts alike
-    n = support_normals(contacts([up], [(0, 0, 0)], [0], [0], [-1]), 1, [Still()])
+    n = support_normals(contacts([up], [(0, 0, 0)], [0], [0], [-1]), np.ones(1, bool), [still])
     assert np.allclose(np.abs(n[0]), up)
+    n = support_normals(contacts([up], [(0, 0, 10.0)], [0], [0], [-1]), np.zeros(1, bool), [still])
+    assert not n.any()     # moving at SETTLE_SPEED or faster: no settling
