@@ -1,9 +1,9 @@
 """Coming to rest: settling and sleeping. A body resting on something that moves slower than SETTLE_SPEED settles:
-its velocity along its support's normal is damped at SETTLE_DAMPING (the defaults of PhysX's FEM soft bodies'
-settlingThreshold and sleepDamping, which damp every direction). An island of touching bodies that has come to rest
-sleeps: it is frozen (no drift, and no cost when the whole world sleeps) until something moves near it. Islands
-sleep and wake as one, as in rigid-body engines: a body resting on another never sleeps alone, so neither sees the
-other turn into an immovable obstacle."""
+its motion other than sliding or rolling on its support (its bob along the support's normal, its sway and wobble)
+is damped at SETTLE_DAMPING (the defaults of PhysX's FEM soft bodies' settlingThreshold and sleepDamping, which damp
+every direction). An island of touching bodies that has come to rest sleeps: it is frozen (no drift, and no cost
+when the whole world sleeps) until something moves near it. Islands sleep and wake as one, as in rigid-body engines:
+a body resting on another never sleeps alone, so neither sees the other turn into an immovable obstacle."""
 import numpy as np
 
 from .components import components
@@ -12,11 +12,14 @@ SLEEP_SPEED = 0.005   # m/s: an island whose fastest render point stays below th
 SLEEP_TIME = 0.5      # s: ... for this long falls asleep
 WAKE_MARGIN = 0.01    # m: a moving body or collider this close to a sleeping body's box wakes its island
 # A body touching something (another body, or colliders none of which moves), whose render points all move slower
-# than SETTLE_SPEED, has its nodes' velocity along its support's normal damped at SETTLE_DAMPING (1/s, implicitly:
-# v_n / (1 + SETTLE_DAMPING dt) after each step). The tail of a bob on its contact patch, which stiffness damping
-# (β) barely damps at low frequencies, then dies out in tenths of a second instead of seconds. Only the normal:
-# damped in every direction, a cube starting to slide down a 30° slope at μ = 0.5 (0.66 m/s²) crept at a steady
-# 66 mm/s. Faster motion, and bodies in flight or pinned in the air, keep their own damping.
+# than SETTLE_SPEED, has its nodes' velocity less its sliding motion (sliding_motion) damped at SETTLE_DAMPING (1/s,
+# implicitly: by 1 / (1 + SETTLE_DAMPING dt) after each step). The tail of a bob on its contact patch or of a sway,
+# which stiffness damping (β) barely damps at low frequencies, then dies out in tenths of a second instead of
+# seconds. Not its sliding: damped in every direction, a cube starting to slide down a 30° slope at μ = 0.5
+# (0.66 m/s²) crept at a steady 66 mm/s. Not only the normal either: the Add menu's 2 m cylinder resting on its
+# flat face, damped along the normal alone, kept swaying at its top at 4-15 mm/s for seconds (awake 11.5 s after
+# landing, in core); with its sway damped it sleeps 9.5 s after landing. Faster motion, and bodies in flight or
+# pinned in the air, keep their own damping.
 SETTLE_SPEED = 0.1    # m/s
 SETTLE_DAMPING = 10.0  # 1/s
 
@@ -66,11 +69,11 @@ class Sleep:
         if disturbed:
             self.wake(disturbed)
 
-    def after_step(self, x, v, node_ranges, dt, touching, moving, normals):
+    def after_step(self, x, v, mass, node_ranges, dt, touching, moving, normals):
         """Count quiet time from `moving` (per body: what is seen of it moved at SLEEP_SPEED or faster this step); an
         island (bodies linked by the (k,2) body-index pairs `touching`) whose bodies have all been quiet long enough
         falls asleep (v = 0); an island with awake and sleeping bodies wakes them all. The awake bodies with a
-        settling normal (per body (B,3), unit or zero for none) settle along it."""
+        settling normal (per body (B,3), unit or zero for none) settle on it (mass: the node masses (N,))."""
         for i in np.flatnonzero(~self.asleep):
             self.quiet[i] = 0.0 if moving[i] else self.quiet[i] + dt
         island = components(len(self.asleep), touching)
@@ -91,8 +94,7 @@ class Sleep:
         keep = 1.0 / (1.0 + SETTLE_DAMPING * dt)
         for i in np.flatnonzero(self.settling):
             a, b = node_ranges[i]
-            n = normals[i]
-            v[a:b] -= (1.0 - keep) * np.outer(v[a:b] @ n, n)
+            v[a:b] -= (1.0 - keep) * (v[a:b] - sliding_motion(x[a:b], v[a:b], mass[a:b], normals[i]))
 
     def held_nodes(self, node_ranges, num_nodes):
         """Bool mask of the sleeping bodies' nodes."""
@@ -101,6 +103,22 @@ class Sleep:
             a, b = node_ranges[i]
             held[a:b] = True
         return held
+
+
+def sliding_motion(x, v, mass, normal):
+    """The part of a body's node velocities v (n,3) that settling leaves alone: its rigid motion (the velocity of
+    its centre of mass and its spin, from its momentum and angular momentum with the masses (n,)) less the centre's
+    velocity along `normal`, so a body sliding or rolling on its support keeps going, while its bob along the
+    normal and its deformation (sway, wobble) are damped."""
+    m = mass[:, None]
+    total = mass.sum()
+    centre = (m * x).sum(axis=0) / total
+    vc = (m * v).sum(axis=0) / total
+    r = x - centre
+    momentum = (m * np.cross(r, v - vc)).sum(axis=0)
+    inertia = np.eye(3) * np.einsum("n,nd,nd->", mass, r, r) - np.einsum("n,ni,nj->ij", mass, r, r)
+    spin = np.linalg.lstsq(inertia, momentum, rcond=None)[0]
+    return vc - (vc @ normal) * normal + np.cross(spin, r)
 
 
 def seen_motion(bodies, asleep):

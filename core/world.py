@@ -266,8 +266,8 @@ class World:
             c = self._contact.contacts
             touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
             moving, fast = seen_motion(self.bodies, self._sleep.asleep)
-            self._sleep.after_step(self._state.x, self._state.v, self._model.node_ranges, dt, touching, moving,
-                                   support_normals(c, ~fast, self._contact.colliders))
+            self._sleep.after_step(self._state.x, self._state.v, self._model.mass, self._model.node_ranges, dt,
+                                   touching, moving, support_normals(c, ~fast, self._contact.colliders))
             stats["asleep"] = int(self._sleep.asleep.sum())
             stats["settling"] = int(self._sleep.settling.sum())
         self._contact.finish_step()   # (after support_normals has seen which colliders moved)
