@@ -1,6 +1,6 @@
-"""Settling (core.sleep): a body resting on something and moving slower than SETTLE_SPEED has its velocity along its
-support's normal damped, so a bob on its contact patch dies out; bounces, slides and bodies carried by a moving
-collider are left alone."""
+"""Settling (core.sleep): a body resting on something and moving slower than SETTLE_SPEED has its motion other than
+sliding or rolling on its support damped (its bob along the support's normal, its deformation), so a bob on its
+contact patch dies out; bounces, slides and bodies carried by a moving collider are left alone."""
 import numpy as np
 import pytest
 
