@@ -3,7 +3,6 @@ in draw(), property limits the solver accepts, settings that cannot vary in time
 import os
 import sys
 import tomllib
-from types import SimpleNamespace
 
 import numpy as np
 import pytest

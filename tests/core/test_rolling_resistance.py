@@ -1,7 +1,6 @@
 """Rolling resistance (core.contact.rolling): a ball holds on a slight incline, rolls down a steep one at the rate of
 rigid rolling with a braking torque η·a·Fₙ, and a ball put on a floor stays where it is put."""
 import numpy as np
-import pytest
 
 import core
 from contact_scenes import plane, soft_ball
