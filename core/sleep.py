@@ -7,6 +7,7 @@ a body resting on another never sleeps alone, so neither sees the other turn int
 import numpy as np
 
 from .components import components
+from .rigid_motion import rigid_frame
 
 SLEEP_SPEED = 0.005   # m/s: an island whose fastest render point stays below this ...
 SLEEP_TIME = 0.5      # s: ... for this long falls asleep
@@ -110,15 +111,9 @@ def sliding_motion(x, v, mass, normal):
     its centre of mass and its spin, from its momentum and angular momentum with the masses (n,)) less the centre's
     velocity along `normal`, so a body sliding or rolling on its support keeps going, while its bob along the
     normal and its deformation (sway, wobble) are damped."""
-    m = mass[:, None]
-    total = mass.sum()
-    centre = (m * x).sum(axis=0) / total
-    vc = (m * v).sum(axis=0) / total
-    r = x - centre
-    momentum = (m * np.cross(r, v - vc)).sum(axis=0)
-    inertia = np.eye(3) * np.einsum("n,nd,nd->", mass, r, r) - np.einsum("n,ni,nj->ij", mass, r, r)
-    spin = np.linalg.lstsq(inertia, momentum, rcond=None)[0]
-    return vc - (vc @ normal) * normal + np.cross(spin, r)
+    frame = rigid_frame(x, v, 1.0 / mass, 0, len(x))
+    vc = frame.velocity
+    return vc - (vc @ normal) * normal + np.cross(frame.spin, x - frame.centre)
 
 
 def seen_motion(bodies, asleep):

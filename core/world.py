@@ -35,10 +35,10 @@ class World:
 
     world.sleeping (default True): bodies come to rest (core.sleep). A body touching something whose render points
     (a body without an embedding: its nodes) all move slower than core.sleep.SETTLE_SPEED settles: its motion
-    other than sliding or rolling on its support is damped at SETTLE_DAMPING. An island of touching bodies whose render points all stay
-    slower than SLEEP_SPEED for SLEEP_TIME falls asleep: it is held still until a moving body or collider comes near
-    one of its bodies, their pins move, or their x / v are written (world.wake() wakes every body). When every body
-    sleeps, a step costs nothing.
+    other than sliding or rolling on its support is damped at SETTLE_DAMPING. An island of touching bodies whose
+    render points all stay slower than SLEEP_SPEED for SLEEP_TIME falls asleep: it is held still until a moving body
+    or collider comes near one of its bodies, their pins move, or their x / v are written (world.wake() wakes every
+    body). When every body sleeps, a step costs nothing.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), settings=None):

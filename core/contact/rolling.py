@@ -21,7 +21,7 @@ or as a couple about the two centres of mass), it made a stack of five of Blende
 ±3 mm and never fall asleep, where without it the stack sleeps after 1.2 s."""
 import numpy as np
 
-from ..jit import njit
+from ..rigid_motion import rigid_frame
 
 
 def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, collider_friction, collider_spin, eta, dt):
@@ -59,71 +59,24 @@ def resist_rolling(v, x, inv_mass, contacts, node_offsets, body_friction, collid
         reserve = max(mu * force - np.linalg.norm(pull - (pull @ n) * n), 0.0) * dt   # friction impulse to spare
         n0, n1 = node_offsets[b], node_offsets[b + 1]
         for pivot in (centre, None):
-            frame = _rigid_frame(x, v, inv_mass, n0, n1, pivot)
+            frame = rigid_frame(x, v, inv_mass, n0, n1, pivot)
             if frame is None:
                 break
-            spin, turn, pivot_at, mass, com = frame
-            rolling = spin - collider_spin[c]
+            rolling = frame.spin - collider_spin[c]
             rolling -= (rolling @ n) * n
             rate = np.linalg.norm(rolling)
             if rate == 0.0 or radius == 0.0:
                 break
             u = rolling / rate
-            impulse = min(eta * radius * force * dt, rate / (u @ turn @ u))
-            delta = -impulse * (turn @ u)
+            impulse = min(eta * radius * force * dt, rate / (u @ frame.turn @ u))
+            delta = -impulse * (frame.turn @ u)
             # turning about the patch's centre brakes the centre of mass too: the patch's friction must supply that
-            if pivot is not None and mass * np.linalg.norm(np.cross(delta, com - centre)) > reserve:
+            if pivot is not None and frame.mass * np.linalg.norm(np.cross(delta, frame.centre - centre)) > reserve:
                 continue
-            v[n0:n1] += np.cross(delta, x[n0:n1] - pivot_at)
+            v[n0:n1] += np.cross(delta, x[n0:n1] - frame.pivot)
             changed = True
             break
     return changed
-
-
-def _rigid_frame(x, v, inv_mass, n0, n1, pivot):
-    """(angular velocity, inverse inertia about the pivot, pivot, mass, centre of mass) of nodes n0..n1 as a rigid
-    body turning about `pivot` (None: its centre of mass); None for a body with a pinned or held node."""
-    if n1 == n0:
-        return None
-    at = np.zeros(3) if pivot is None else np.asarray(pivot, dtype=np.float64)
-    momentum, inertia, com = np.zeros(3), np.zeros((3, 3)), np.zeros(3)
-    mass = _moments(x, v, inv_mass, n0, n1, at, pivot is None, momentum, inertia, com)
-    if mass <= 0.0:
-        return None
-    turn = np.linalg.inv(inertia)
-    return turn @ momentum, turn, at, mass, com
-
-
-@njit(cache=True)
-def _moments(x, v, inv_mass, n0, n1, pivot, about_com, momentum, inertia, com):
-    """Nodes n0..n1's mass (returned; 0 if one is pinned or held), centre of mass, and angular momentum and inertia
-    about `pivot` (set to the centre of mass if about_com), into the given arrays (numpy's passes over the nodes took
-    ~0.2 ms a rigid frame on the 845-node bunny, two frames a patch and step)."""
-    mass = 0.0
-    for i in range(n0, n1):
-        if inv_mass[i] <= 0.0:
-            return 0.0
-        m = 1.0 / inv_mass[i]
-        mass += m
-        for d in range(3):
-            com[d] += m * x[i, d]
-    for d in range(3):
-        com[d] /= mass
-        if about_com:
-            pivot[d] = com[d]
-    for i in range(n0, n1):
-        m = 1.0 / inv_mass[i]
-        r0, r1, r2 = x[i, 0] - pivot[0], x[i, 1] - pivot[1], x[i, 2] - pivot[2]
-        momentum[0] += m * (r1 * v[i, 2] - r2 * v[i, 1])
-        momentum[1] += m * (r2 * v[i, 0] - r0 * v[i, 2])
-        momentum[2] += m * (r0 * v[i, 1] - r1 * v[i, 0])
-        rr = r0 * r0 + r1 * r1 + r2 * r2
-        r = (r0, r1, r2)
-        for a in range(3):
-            inertia[a, a] += m * rr
-            for b in range(3):
-                inertia[a, b] -= m * r[a] * r[b]
-    return mass
 
 
 def rigid_spin(start, end, dt):
