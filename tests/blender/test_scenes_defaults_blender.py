@@ -1,6 +1,6 @@
 """Scenes users build, through Blender at the add-on's defaults (nothing set but what the scene needs): Blender's
-cube stacked, on a slope and on a turntable, an icosphere dropped on a Collision plane and Suzanne dropped across
-a stair's edge, with Blender's default Collision thickness."""
+cube stacked, on a slope, on a turntable and dropped into an open bowl, an icosphere dropped on a Collision plane and
+Suzanne dropped across a stair's edge, with Blender's default Collision thickness."""
 import math
 
 import numpy as np
@@ -157,6 +157,46 @@ def test_a_turntable_lets_a_cube_slip_at_mu_0_05(blender):
     # the disc's surface reaches ω r = 1.2 m/s and ω² r = 2.9 m/s² at mid-turn; μ g = 0.49 m/s² cannot follow
     azimuth, radius, turn = turntable_run(blender, 0.05)
     assert azimuth < turn - math.radians(45), f"{math.degrees(azimuth):.1f}° of 180°: it was carried"
+
+
+def test_a_default_cube_dropped_into_an_open_bowl_stays_inside_its_shell_and_rests_where_friction_can_hold_it(
+        blender):
+    # A bowl as users make one: a UV sphere (radius 1 m) with its upper half deleted, an open mesh (two-sided, with
+    # the Collision's default 0.02 m shell). A 0.4 m default cube dropped off-centre lands on its curved wall, slides
+    # across the bottom and back, and rests. Measured: below the rim, never farther than 0.977 m from the sphere's centre
+    # (the shell's inner face is at 0.98), still from frame 56, 9.7 cm off the axis.
+    bpy = blender
+    scene = bpy.context.scene
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=1.0, location=(0.0, 0.0, 1.0))
+    bowl = bpy.context.active_object
+    bpy.ops.object.mode_set(mode='EDIT')
+    bpy.ops.mesh.select_all(action='DESELECT')
+    bpy.ops.object.mode_set(mode='OBJECT')
+    for v in bowl.data.vertices:
+        v.select = v.co.z > 0.01
+    bpy.ops.object.mode_set(mode='EDIT')
+    bpy.ops.mesh.delete(type='VERT')
+    bpy.ops.object.mode_set(mode='OBJECT')
+    assert len(bowl.data.polygons) == 256 and max(v.co.z for v in bowl.data.vertices) < 0.01   # the lower half
+    bowl.modifiers.new("Collision", 'COLLISION')
+    shell = bowl.collision.thickness_outer
+    body = make_soft(bpy, cube(bpy, 0.4, (0.3, 0.1, 1.6)))
+    centre = np.array([0.0, 0.0, 1.0])
+    path = []
+    for f in range(1, 85):
+        scene.frame_set(f)
+        p = evaluated_world(bpy, body)
+        below_rim = p[:, 2] < centre[2]
+        reach = np.linalg.norm(p[below_rim] - centre, axis=1).max(initial=0.0)
+        assert reach < 1.0 - shell + 0.003, f"frame {f}: a corner {reach:.3f} m from the bowl's centre, through it"
+        path.append(p.mean(axis=0))
+    path = np.array(path)
+    assert np.abs(path[-12:] - path[-1]).max() < 0.001, "still moving in its last half second"
+    # friction (μ = 0.5 on both) holds a body where the bowl's wall is less steep than atan 0.5 = 26.6°, i.e.
+    # nearer its axis than sin 26.6° = 0.45 m; it came to rest on the bottom, not hung on the wall
+    off_axis = math.hypot(path[-1, 0], path[-1, 1])
+    assert off_axis < 0.45, f"resting {off_axis:.2f} m off the axis, where the wall is steeper than μ holds"
+    assert path[-1, 2] < centre[2] - 0.7
 
 
 def test_suzanne_dropped_across_a_stair_edge_rests_outside_the_step_with_no_inverted_tet(blender, softfem):
