@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import core
-from contact_scenes import box_surface, plane
+from contact_scenes import box_surface, icosphere, plane
 from core.contact.stage import combined_friction
 from core.geometry import Embedding, embed_points
 
@@ -339,3 +339,35 @@ def test_a_cube_on_a_soft_slab_on_a_30_degree_slope_slides_down_it_at_mu_0_2_at_
     relative, slab = cube_on_slab_on_slope_run(0.05, 0.625)       # it slides 0.63 m, its front edge 7 cm from the end
     assert np.abs(slab).max() < 0.005, f"the slab slid {np.abs(slab).max() * 1e3:.2f} mm"   # measured 0.4 mm
     assert sliding_acceleration(relative) == pytest.approx(COULOMB_02, rel=0.1)   # measured 3.195 m/s² (3.206)
+
+
+def test_a_ball_on_a_low_poly_soft_slab_rests_in_the_dent_it_makes_below_the_slabs_flat_drawn_faces():
+    # A slab made of Blender's cube (8 vertices, 2 x 2 x 0.2 m) carries a 0.3 m ball (113 kg). Its contact surface
+    # is its faces cut into cage-cell-sized pieces that follow the cage (core.contact.refine), so it dents where the
+    # ball presses, not at its far corners; its faces, 8 vertices, are drawn flat over the dent, and the ball looks
+    # sunk into them (subdivided to 5 cm edges, in a run outside the suite, the slab drew the dent and the ball rested
+    # on it).
+    w = world_on_floor()
+    v, t = box_surface((-1.0, -1.0, 0.0), (1.0, 1.0, 0.2))
+    slab_tm = core.tetrahedralize(v, t, resolution=12, mode="cage")
+    slab_tm.embedding.triangles = t
+    slab = w.add_body(slab_tm, defaults())
+    ball_v, ball_t = icosphere(3, 0.3, (0.2, 0.1, 0.51))
+    ball_tm = core.tetrahedralize(ball_v, ball_t, resolution=12, mode="cage")
+    ball_tm.embedding.triangles = ball_t
+    ball = w.add_body(ball_tm, defaults())
+    for _ in range(int(round(2.0 / DT))):
+        w.step(DT)
+    drawn = slab_tm.embedding.positions(slab.x)
+    p = ball_tm.embedding.positions(ball.x)
+    low = p[np.argmin(p[:, 2])]
+    under = Embedding(slab_tm.tets, *embed_points(slab_tm.nodes, slab_tm.tets, np.array([[low[0], low[1], 0.2]])))
+    surface = under.positions(slab.x)[0, 2]           # the slab's material point of its top face under the ball
+    # on it: measured 1.6 mm above it, the bodies' 1 mm contact thickness and the contact pieces' chords over the dent
+    assert 0.0 < low[2] - surface < 0.003, f"the ball's lowest point {1e3 * (low[2] - surface):+.1f} mm off the slab"
+    dent = drawn[:, 2].max() - surface
+    assert 0.005 < dent < 0.03, f"dent {dent * 1e3:.1f} mm"                     # measured 11.3 mm
+    c = w.contacts
+    on_ball = c.body == 1
+    weight = w.model.mass[ball.node_slice].sum() * G
+    assert c.forces[on_ball, 2].sum() == pytest.approx(weight, rel=0.1)                  # measured 1.02
