@@ -62,12 +62,15 @@ def takes_part(scene, obj):
 
 def transform_animated(obj):
     """Whether the object's world transform may change from frame to frame (its own or a parent's animation,
-    drivers, constraints)."""
+    drivers, constraints, or Blender's rigid body simulation: an Active rigid body, whose Dynamic switch may itself be
+    keyframed)."""
     while obj is not None:
         ad = obj.animation_data
         if ad is not None and (ad.action is not None or len(ad.drivers) or len(ad.nla_tracks)):
             return True
         if len(obj.constraints):
+            return True
+        if obj.rigid_body is not None and obj.rigid_body.type == 'ACTIVE':
             return True
         obj = obj.parent
     return False

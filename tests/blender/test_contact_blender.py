@@ -1,5 +1,5 @@
 """Contact through the add-on in headless Blender: a ball on a Collision plane, a keyframed paddle, an armature-
-deformed collider followed frame by frame."""
+deformed collider followed frame by frame, a collider moved by Blender's rigid body simulation."""
 import numpy as np
 from addon_testing import add_ico, evaluated_world
 
@@ -71,3 +71,31 @@ def test_armature_deformed_collider_is_followed_frame_by_frame(blender):
         assert evaluated_world(bpy, ball)[:, 2].min() > floor_z - 2e-3
     assert evaluated_world(bpy, floor)[:, 2].mean() > 0.39     # the rig did raise the floor
     assert evaluated_world(bpy, ball)[:, 2].min() < 0.4 + 0.01
+
+
+def test_a_rigid_body_collider_is_followed_where_blenders_simulation_moves_it(blender):
+    # A box in Blender's rigid body world (Active, with a Collision modifier) falls 1.35 m onto the floor (a Passive
+    # rigid body and a Collision plane) and settles by frame ~21; a soft ball dropped high above it lands on the box
+    # where it came to rest. Read as a static collider (its transform has no keyframes), the box stayed in the air
+    # for SoftFEM, and the ball rested there, its top 1.95 m up. (Bullet does not feel soft bodies: one-way.)
+    bpy = blender
+    scene = bpy.context.scene
+    floor = collision_plane(bpy, 10.0, (0, 0, 0), thickness=0.0)
+    bpy.ops.rigidbody.world_add()
+    bpy.context.view_layer.objects.active = floor
+    bpy.ops.rigidbody.object_add(type='PASSIVE')
+    bpy.ops.mesh.primitive_cube_add(size=0.6, location=(0.0, 0.0, 1.65))
+    box = bpy.context.active_object
+    bpy.ops.rigidbody.object_add(type='ACTIVE')
+    box.modifiers.new("Collision", 'COLLISION')
+    box.collision.thickness_outer = 0.0
+    ball = soft_ball(bpy, (0.0, 0.0, 5.65), radius=0.15)      # lands ~1 s later, after the box has settled
+    for f in range(1, 61):
+        scene.frame_set(f)
+        m = np.array(box.matrix_world)
+        local = (evaluated_world(bpy, ball) - m[:3, 3]) @ m[:3, :3]    # the ball's vertices in the box's frame
+        inside = np.all(np.abs(local) < 0.3 - 0.003, axis=1)
+        assert not inside.any(), f"frame {f}: {int(inside.sum())} ball vertices inside the box"
+    top = m[2, 3] + 0.3
+    assert abs(top - 0.6) < 0.01                                          # the box rests on the floor
+    assert abs(evaluated_world(bpy, ball)[:, 2].min() - top) < 0.003      # and the ball on the box
