@@ -127,6 +127,27 @@ def test_dropped_icosphere_squashes_bounces_keeps_its_volume_and_comes_to_rest_w
     assert drift < 0.003, f"it crawled {drift * 1e3:.1f} mm after its bounces"
 
 
+def test_a_cube_thrown_along_the_floor_slides_the_coulomb_distance(blender):
+    # A 0.4 m cube resting on a Collision plane, given an Initial Velocity of 3 m/s along it (μ = 0.5 on both):
+    # kinetic friction stops it after v² / (2 μ g) = 0.917 m, in v / (μ g) = 0.61 s. Measured 0.893 m at its
+    # furthest, within 1 cm of it 0.54 s after the start, then 0.880 m as its front, loaded by the braking, rocks back.
+    bpy = blender
+    scene = bpy.context.scene
+    plane = collision_plane(bpy)
+    body = make_soft(bpy, cube(bpy, 0.4, (-2.0, 0.0, 0.2 + plane.collision.thickness_outer + 0.0005)))
+    body.softfem.initial_velocity = (3.0, 0.0, 0.0)
+    travel = []
+    for f in range(1, 49):
+        scene.frame_set(f)
+        travel.append(evaluated_world(bpy, body).mean(axis=0)[0] + 2.0)
+    travel = np.array(travel)
+    coulomb = 3.0 ** 2 / (2.0 * 0.5 * 9.81)
+    assert travel.max() == pytest.approx(coulomb, rel=0.1), f"slid {travel.max():.3f} m of {coulomb:.3f}"
+    stopped = int(np.argmax(travel > travel.max() - 0.01))           # the frame it is within 1 cm of its furthest
+    assert abs(stopped / scene.render.fps - 3.0 / (0.5 * 9.81)) < 0.15
+    assert np.ptp(travel[-12:]) < 0.001                              # and it stays
+
+
 def turntable_run(bpy, mu):
     """A default cube (0.2 m) half a metre off the axis of a Collision disc that turns 180° in 2 s (Blender's
     default eased keyframes): the cube's azimuth and distance from the axis at the end, and the disc's turn."""
