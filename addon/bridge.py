@@ -23,9 +23,9 @@ def read_triangles(mesh):
     return tris.reshape(-1, 3).astype(np.int64)
 
 
-def read_world_mesh(obj, depsgraph, triangles=True):
+def read_world_mesh(obj, depsgraph, triangles=True, matrix=None):
     """An object's evaluated mesh (modifiers, animation) in world space: vertices (n,3) float64 and, if
-    asked, triangles (m,3) (else None)."""
+    asked, triangles (m,3) (else None). matrix (4,4): where to place it, if not at the evaluated object's own."""
     evaluated = obj.evaluated_get(depsgraph)
     mesh = evaluated.to_mesh()
     try:
@@ -33,7 +33,7 @@ def read_world_mesh(obj, depsgraph, triangles=True):
         tris = read_triangles(mesh) if triangles else None
     finally:
         evaluated.to_mesh_clear()
-    return to_world(np.array(evaluated.matrix_world), verts), tris
+    return to_world(np.array(evaluated.matrix_world) if matrix is None else matrix, verts), tris
 
 
 def fingerprint(mesh):

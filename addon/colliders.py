@@ -5,12 +5,19 @@ Which objects collide (Blender's conventions): a mesh with a Collision modifier 
 removes it from the simulation, so playback and renders show the same cache). Hiding it (H, the eye) keeps it
 colliding, as Blender's physics do; disabling it in viewports (the monitor icon) or excluding its collection from
 the view layer removes it. When the scene's SoftFEM Collision Collection is set, only its objects collide.
-Keyframed, the checkbox and the modifier's toggles are read at every simulated frame, as Blender's own physics read
-them (they outdated the cache in mid-play, and the body was drawn back at its start)."""
+A collider in a collection instanced by an object of the scene (an Empty instancing a collection, as a linked set
+is) collides where each instance places it, its collection excluded from the view layer or not (Blender's own
+physics take such objects where they stand in their collection, not where the instance is). Keyframed, the
+checkbox and the modifier's toggles are read at every simulated frame, as Blender's own physics read them (they
+outdated the cache in mid-play, and the body was drawn back at its start)."""
+from typing import NamedTuple
+
 import bpy
 import numpy as np
 
 from . import animation, bridge, mesh_hashes
+
+INSTANCE_DEPTH = 8   # collection instances inside instanced collections are followed this deep
 
 
 def collision_modifier(obj):
@@ -43,14 +50,67 @@ def switch_key(obj):
     return tuple(animation.setting_key(obj, path, value) for path, value in zip(_switch_paths(obj), values))
 
 
-def collider_objects(scene):
-    """The scene's colliding objects (see the module's rule; one whose switches are keyframed collides where they
-    are on: read_switches), sorted by name."""
+class Placement(NamedTuple):
+    """A collider object where the scene puts it: `instancers` are the objects instancing the collections that hold
+    it (outermost first), () for an object of the scene itself."""
+    obj: object
+    instancers: tuple
+
+    @property
+    def path(self):
+        return tuple(o.name for o in self.instancers) + (self.obj.name,)
+
+    @property
+    def name(self):
+        return "/".join(self.path)
+
+
+def _may_collide(obj):
+    return is_collider(obj) and (collides(obj) or any(animation.is_animated(obj, p) for p in _switch_paths(obj)))
+
+
+def _instanced(obj, memo, depth=0):
+    """[(collider, instancers inside obj's collection)] that obj's collection instance places (none when obj
+    instances no collection); memo: collection name -> that list."""
+    group = obj.instance_collection if obj.instance_type == 'COLLECTION' else None
+    if group is None or depth >= INSTANCE_DEPTH:
+        return []
+    if group.name not in memo:
+        found = []
+        for member in group.all_objects:
+            if member.hide_viewport:
+                continue
+            if _may_collide(member):
+                found.append((member, ()))
+            found.extend((m, (member,) + chain) for m, chain in _instanced(member, memo, depth + 1))
+        memo[group.name] = found
+    return memo[group.name]
+
+
+def placements(scene):
+    """The scene's colliding objects where they are placed (see the module's rule; one whose switches are
+    keyframed collides where they are on: read_switches), sorted by path."""
     group = scene.softfem.collision_collection
     candidates = group.all_objects if group is not None else scene.objects
-    return sorted((o for o in candidates if is_collider(o) and takes_part(scene, o) and o.name in scene.objects
-                   and (collides(o) or any(animation.is_animated(o, p) for p in _switch_paths(o)))),
-                  key=lambda o: o.name)
+    found, memo = [], {}
+    for o in candidates:
+        if o.name not in scene.objects or not takes_part(scene, o):
+            continue
+        if _may_collide(o):
+            found.append(Placement(o, ()))
+        found.extend(Placement(m, (o,) + chain) for m, chain in _instanced(o, memo))
+    return sorted(found, key=lambda p: p.path)
+
+
+def resolve(scene, path):
+    """The Placement of a collider path (Placement.path) in the scene as it is now, or None where it is gone."""
+    obj, instancers = scene.objects.get(path[0]), []
+    for name in path[1:]:
+        if obj is None or obj.instance_type != 'COLLECTION' or obj.instance_collection is None:
+            return None
+        instancers.append(obj)
+        obj = obj.instance_collection.all_objects.get(name)
+    return None if obj is None else Placement(obj, tuple(instancers))
 
 
 def takes_part(scene, obj):
@@ -76,11 +136,29 @@ def transform_animated(obj):
     return False
 
 
-def _static(obj):
-    """Nothing moves or deforms the collider from frame to frame (no animated transform, no modifier but
-    Collision, no shape keys): its frames need not be read (an edit of it outdates the cache instead)."""
-    return (not transform_animated(obj) and obj.data.shape_keys is None
+def _placement_animated(placement):
+    return any(transform_animated(o) for o in placement.instancers + (placement.obj,))
+
+
+def _static(placement):
+    """Nothing moves or deforms the collider from frame to frame (no animated transform of it or of what instances
+    it, no modifier but Collision, no shape keys): its frames need not be read (an edit outdates the cache instead)."""
+    obj = placement.obj
+    return (not _placement_animated(placement) and obj.data.shape_keys is None
             and all(m.type == 'COLLISION' for m in obj.modifiers))
+
+
+def world_matrix(placement, depsgraph=None):
+    """The placement's world matrix (4,4): its instancers' matrices, each less its collection's Instance Offset,
+    times the object's own; evaluated in `depsgraph` where given."""
+    def matrix(o):
+        return np.array((o if depsgraph is None else o.evaluated_get(depsgraph)).matrix_world, np.float64)
+    m = matrix(placement.obj)
+    for o in reversed(placement.instancers):
+        offset = np.eye(4)
+        offset[:3, 3] = -np.array(o.instance_collection.instance_offset)
+        m = matrix(o) @ offset @ m
+    return m
 
 
 def static_place(obj):
@@ -89,28 +167,31 @@ def static_place(obj):
     return None if transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
 
 
-def identity(obj, fresh=False):
+def identity(placement, fresh=False):
     """What a simulation depends on in a collider besides its animation: name, friction, thickness, its mesh
     and, when nothing animates its transform, where it stands (moving a static collider outdates the cache)."""
-    place = static_place(obj)
+    obj = placement.obj
+    place = None if _placement_animated(placement) else tuple(float(v) for v in world_matrix(placement).flat)
     friction = animation.setting_key(obj, "softfem.friction", obj.softfem.friction)
-    return (obj.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj, fresh), place,
+    return (placement.name, friction, obj.collision.thickness_outer, mesh_hashes.fingerprint(obj, fresh), place,
             switch_key(obj))
 
 
 class Collider:
-    """One collider in the World: its object name, core handle and world vertices at the last frame."""
+    """One collider in the World: its placement's path and name, core handle and world vertices at the last frame."""
 
-    def __init__(self, name, handle, vertices):
-        self.name = name
+    def __init__(self, placement, handle, vertices):
+        self.path = placement.path
+        self.name = placement.name
         self.handle = handle
         self.vertices = vertices
 
 
-def _read(obj, depsgraph, triangles=True):
-    verts, tris = bridge.read_world_mesh(obj, depsgraph, triangles)
+def _read(placement, depsgraph, triangles=True):
+    matrix = world_matrix(placement, depsgraph) if placement.instancers else None
+    verts, tris = bridge.read_world_mesh(placement.obj, depsgraph, triangles, matrix)
     if not np.all(np.isfinite(verts)):
-        raise RuntimeError(f"collider '{obj.name}' has NaN or infinite vertex positions")
+        raise RuntimeError(f"collider '{placement.name}' has NaN or infinite vertex positions")
     return verts, tris
 
 
@@ -118,32 +199,33 @@ def add_to_world(world, scene, depsgraph, warn):
     """Add every collider of the scene to the World at its current shape; returns the Collider list. warn(message):
     where a collider that cannot collide is reported."""
     added = []
-    for obj in collider_objects(scene):
-        verts, tris = _read(obj, depsgraph)
+    for placement in placements(scene):
+        obj = placement.obj
+        verts, tris = _read(placement, depsgraph)
         if len(tris) == 0:
-            warn(f"collider '{obj.name}' has no faces (Collision needs faces); ignored")
+            warn(f"collider '{placement.name}' has no faces (Collision needs faces); ignored")
             continue
         handle = world.add_collider(verts, tris, friction=obj.softfem.friction,
                                     thickness=obj.collision.thickness_outer)
         world.set_collider_active(handle, collides(obj))
-        added.append(Collider(obj.name, handle, verts))
+        added.append(Collider(placement, handle, verts))
     return added
 
 
 def read_switches(world, colliders, scene):
     """Switch each collider on or off in the World as its (keyframed) switches are at this frame."""
     for c in colliders:
-        obj = scene.objects.get(c.name)
-        if obj is not None and collides(obj) != c.handle.active:
-            world.set_collider_active(c.handle, collides(obj))
+        placement = resolve(scene, c.path)
+        if placement is not None and collides(placement.obj) != c.handle.active:
+            world.set_collider_active(c.handle, collides(placement.obj))
 
 
 def read_friction(world, colliders, scene):
     """Give the World each collider's friction at this frame where it changed (keyframed)."""
     for c in colliders:
-        obj = scene.objects.get(c.name)
-        if obj is not None and obj.softfem.friction != c.handle.friction:
-            world.set_collider_friction(c.handle, obj.softfem.friction)
+        placement = resolve(scene, c.path)
+        if placement is not None and placement.obj.softfem.friction != c.handle.friction:
+            world.set_collider_friction(c.handle, placement.obj.softfem.friction)
 
 
 def frame_targets(colliders, scene, depsgraph):
@@ -151,10 +233,10 @@ def frame_targets(colliders, scene, depsgraph):
     (a collider left out stays where it is); static colliders are not read."""
     moves = []
     for c in colliders:
-        obj = scene.objects.get(c.name)
-        if obj is None or _static(obj):
+        placement = resolve(scene, c.path)
+        if placement is None or _static(placement):
             continue
-        verts, _tris = _read(obj, depsgraph, triangles=False)
+        verts, _tris = _read(placement, depsgraph, triangles=False)
         if verts.shape == c.vertices.shape and not np.array_equal(verts, c.vertices):
             moves.append((c, verts))
     return moves

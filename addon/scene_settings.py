@@ -68,7 +68,7 @@ def signature(scene, fresh=False):
                       o.pin_group, o.pin_spring, o.stiffness_group, o.resolution, o.mode, mesh_hashes.fingerprint(obj, fresh),
                       mesh_hashes.group_hash(obj, o.pin_group), mesh_hashes.group_hash(obj, o.stiffness_group),
                       colliders.static_place(obj)))
-    parts.append(tuple(colliders.identity(obj, fresh) for obj in colliders.collider_objects(scene)))
+    parts.append(tuple(colliders.identity(p, fresh) for p in colliders.placements(scene)))
     fields = {o.name: o for obj in soft_bodies(scene) for o in effectors.field_objects(scene, obj.softfem.effector_weights)}
     parts.append(tuple(effectors.identity(fields[name]) for name in sorted(fields)))
     return hashlib.md5(repr(parts).encode()).hexdigest()

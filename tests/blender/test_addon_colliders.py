@@ -1,6 +1,6 @@
 """Collision objects reach the World in world space, with their thickness and friction, and move every substep."""
 import numpy as np
-from addon_testing import add_ico
+from addon_testing import add_ico, evaluated_world
 
 
 def test_colliders_are_read_in_world_space_and_moved(blender, softfem, monkeypatch):
@@ -60,3 +60,65 @@ def test_colliders_are_read_in_world_space_and_moved(blender, softfem, monkeypat
     scene.frame_set(3)
     scene.frame_set(4)  # the paddle stopped at frame 3: a collider that did not move is not re-sent
     assert len(moved) == 2 * n
+
+
+def test_colliders_in_instanced_collections_collide_where_each_instance_places_them(blender, softfem, monkeypatch):
+    # A set as studios lay one out: a collection excluded from the view layer (or linked from a library), placed by
+    # Empties instancing it. Its floor (a Collision plane at (1, 0, 0.2) in the collection, whose Instance Offset is
+    # (1, 0, 0)) collides where each instance puts it; one instance rises, keyframed, carrying its cube up. Before,
+    # the cubes fell through (an instanced object is not in the scene's objects); Blender's own physics take such an
+    # object where it stands in its collection.
+    bpy = blender
+    scene = bpy.context.scene
+    status = softfem.addon.status.cache_status
+    sets = bpy.data.collections.new("Set")
+    scene.collection.children.link(sets)
+    bpy.ops.mesh.primitive_plane_add(size=1.5, location=(1.0, 0.0, 0.2))
+    floor = bpy.context.active_object
+    floor.modifiers.new("Collision", 'COLLISION')
+    for c in floor.users_collection:
+        c.objects.unlink(floor)
+    sets.objects.link(floor)
+    sets.instance_offset = (1.0, 0.0, 0.0)
+    bpy.context.view_layer.layer_collection.children["Set"].exclude = True
+    instancers = {}
+    for name, place in (("SetA", (0.0, 0.0, 0.5)), ("SetB", (3.0, 0.0, 1.0)), ("SetC", (-3.0, 0.0, 0.0))):
+        empty = bpy.data.objects.new(name, None)
+        empty.instance_type = 'COLLECTION'
+        empty.instance_collection = sets
+        empty.location = place
+        scene.collection.objects.link(empty)
+        instancers[name] = empty
+    instancers["SetA"].rotation_euler.z = 0.3
+    rising = instancers["SetC"]
+    rising.keyframe_insert("location", frame=12)
+    rising.location.z = 0.3
+    rising.keyframe_insert("location", frame=24)
+    cubes = []
+    for x in (0.0, 3.0, -3.0):
+        bpy.ops.mesh.primitive_cube_add(size=0.4, location=(x, 0.0, 1.6))
+        cubes.append(bpy.context.active_object)
+    bpy.ops.object.select_all(action='DESELECT')
+    for cube in cubes:
+        cube.select_set(True)
+    bpy.context.view_layer.objects.active = cubes[0]
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    reads = []
+    real = softfem.addon.colliders._read
+    monkeypatch.setattr(softfem.addon.colliders, "_read", lambda p, *a, **k: reads.append(p.name) or real(p, *a, **k))
+    scene.frame_end = 40
+    for f in range(1, 41):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    assert [c.name for c in sess.colliders] == ["SetA/Plane", "SetB/Plane", "SetC/Plane"]
+    assert reads.count("SetA/Plane") == 1 and reads.count("SetB/Plane") == 1   # static: read once
+    assert reads.count("SetC/Plane") == 40                                      # keyframed: read every frame
+    shell = floor.collision.thickness_outer
+    for cube, top in zip(cubes, (0.7, 1.2, 0.5)):
+        p = evaluated_world(bpy, cube)
+        assert abs(p[:, 2].min() - (top + shell)) < 0.002, (cube.name, p[:, 2].min())
+        assert np.linalg.norm(p.mean(axis=0)[:2] - np.array(cube.location[:2])) < 0.01   # landed flat, stayed
+    assert not status(scene)["outdated"]
+    instancers["SetB"].location.z = 1.1                  # moving a static instance is an edit
+    bpy.context.view_layer.update()
+    assert status(scene)["outdated"]
