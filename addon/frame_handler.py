@@ -65,7 +65,7 @@ def frame_changed(scene, depsgraph):
     started = time.perf_counter()
     _writing = True
     try:
-        sess.goto(scene, depsgraph, scene.frame_current)
+        sess.goto(scene, depsgraph, scene.frame_current, scene.frame_subframe)
         if mesh_hashes.any_cached() and depsgraph.mode == 'VIEWPORT':  # never a render's depsgraph mid-render
             if _visibility_animated(scene):
                 # evaluating there crashes Blender (any object's visibility keyframed: a write and then any depsgraph

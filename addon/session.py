@@ -275,9 +275,11 @@ class Session:
             local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
             bridge.write_local_positions(obj, local)
 
-    def goto(self, scene, depsgraph, frame):
+    def goto(self, scene, depsgraph, frame, subframe=0.0):
         """Show `frame`: the rest state at the start frame, a cached frame, one new simulated frame after a
-        cached one, else the last simulated frame. Returns the frame whose state is shown (or None)."""
+        cached one, else the last simulated frame. Returns the frame whose state is shown (or None). At a
+        `subframe` (0..1, where a render's motion blur samples its shutter) of a cached frame whose next frame is
+        cached too, the state between them, linearly (never simulated there: the scene is evaluated between frames)."""
         sig = signature(scene, fresh=True)
         if sig != self.signature:
             self._on_signature_change(scene, sig)
@@ -293,7 +295,7 @@ class Session:
             shown = start if self.state(start) is not None else None
         elif self.state(frame) is not None:
             shown = frame
-        elif (frame <= end and not baked and not self.outdated and self.diverged_at is None
+        elif (frame <= end and subframe == 0.0 and not baked and not self.outdated and self.diverged_at is None
               and self.state(frame - 1) is not None and self._simulate(scene, depsgraph, frame)):
             shown = frame
         else:
@@ -303,7 +305,11 @@ class Session:
             earlier = [f for f in self.cached_frames() if f < shown]
             shown = earlier[-1] if earlier else None
         if shown is not None:
-            self._show(scene, self.state(shown))
+            state = self.state(shown)
+            after = self.state(frame + 1) if shown == frame and subframe > 0.0 else None
+            if after is not None:
+                state = [(x + subframe * (x1 - x), v, m) for (x, v, m), (x1, *_) in zip(state, after)]
+            self._show(scene, state)
         else:  # nothing simulated to show (freed, outdated or not yet played): the mesh as modelled
             for body in self.bodies:
                 obj = scene.objects.get(body.name)

@@ -1,7 +1,7 @@
 """Timeline semantics in headless Blender: free fall, scrubbing the cache, outdated cache, world space, remove, an object
 bound to a soft body with Surface Deform."""
 import numpy as np
-from addon_testing import add_ico, coarse_ball, evaluated_world
+from addon_testing import add_ico, coarse_ball, evaluated_local, evaluated_world
 
 
 def session(softfem, bpy):
@@ -265,3 +265,23 @@ def test_an_object_bound_with_surface_deform_follows_the_simulated_surface(blend
     assert lowest < 0.45                                        # the ball fell and landed (its centre from 1 m)
     scene.frame_set(1)
     np.testing.assert_allclose(evaluated_world(bpy, eye), start_eye, atol=1e-6)
+
+
+def test_a_subframe_shows_the_state_between_the_cached_frames_around_it(blender, softfem):
+    # What a render's motion blur and Blender's subframe evaluation ask for: linear between cached frames, as
+    # Blender's own point caches interpolate; never a simulation there (the scene stands between two frames).
+    bpy = blender
+    scene = bpy.context.scene
+    ball = make_ball(bpy)
+    for f in range(1, 6):
+        scene.frame_set(f)
+    at = {f: (scene.frame_set(f), evaluated_local(bpy, ball))[1] for f in (3, 4, 5)}
+    scene.frame_set(3, subframe=0.25)
+    np.testing.assert_allclose(evaluated_local(bpy, ball), 0.75 * at[3] + 0.25 * at[4], atol=2e-6)
+    sess = session(softfem, bpy)
+    calls = sess.core_calls
+    scene.frame_set(5, subframe=0.5)                     # frame 6 is not simulated yet: frame 5 as it is
+    np.testing.assert_allclose(evaluated_local(bpy, ball), at[5], atol=1e-7)
+    assert sess.core_calls == calls
+    scene.frame_set(6)
+    assert sess.core_calls > calls                       # the whole frame simulates as before
