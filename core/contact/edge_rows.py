@@ -34,7 +34,7 @@ class ColliderEdges:
         edges, faces, thick, index = [], [], [], []
         voff = toff = 0
         for c in live:
-            fe, fa = feature_edges(c.start, c.triangles, closed=c.closed)
+            fe, fa = feature_edges(c.start, c.triangles, closed=c.one_sided)
             edges.append(fe + voff)
             faces.append(np.where(fa >= 0, fa + toff, -1))
             thick.append(np.full(len(fe), c.thickness))

@@ -25,7 +25,7 @@ class LiveColliders:
         self.index = np.repeat([c.index for c in live], counts)
         self.mu = np.repeat([c.friction for c in live], counts).astype(np.float64)
         self.thick = np.repeat([c.thickness for c in live], counts).astype(np.float64)
-        self.onesided = np.repeat([c.closed for c in live], counts).astype(np.bool_)
+        self.onesided = np.repeat([c.one_sided for c in live], counts).astype(np.bool_)
         self.group = np.full(len(self.tris), -1, np.int64)
         self.reach = {}
         self._fit = None     # the positions and pads the BVH was last refit for

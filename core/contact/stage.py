@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..geometry.winding import WindingNumber
 from .body_edges import BodyEdges, body_edge_rows
 from .colliders import Collider, ContactSettings
 from .contacts import Contacts, append_penalty_contacts
@@ -274,7 +275,7 @@ class ContactStage:
         self._memory.update(point, impulse, normal, node, coef, other, x0, work, dt, lay["nodes"], lay["weights"])
         if work is not v:
             v[...] = work
-        two_sided = (np.array([not c.closed for c in self.colliders], np.bool_),
+        two_sided = (np.array([not c.one_sided for c in self.colliders], np.bool_),
                      np.array([not sf.closed for sf in self.surfaces], np.bool_))
         self._sides.after_correction(ids, pen[0], pen[3], pen[2], pen_source, point, normal,
                                      row_sources(collider, other), gap, self.settings.slop, two_sided)
@@ -306,8 +307,9 @@ class ContactStage:
         search_depth took a side before: a ball placed 10 cm into a plane stayed across it, its deeper points
         held below as they rose to it.)"""
         self._sides_checked = True
+        self._free_insides(x0)
         live = self._live_colliders()
-        if live.bvh is None or all(c.closed for c in live.live):
+        if live.bvh is None or all(c.one_sided for c in live.live):
             return
         lay = self._layout
         offs = lay["offsets"]
@@ -315,7 +317,7 @@ class ContactStage:
         depth = max(self.settings.search_depth, width)
         rows, _ = self._gather(x0, np.zeros_like(x0), 0.0, frac, frac, depth)
         point, normal, gap, _, _, _, _, collider, _ = concat_rows(rows)
-        closed = np.array([c.closed for c in self.colliders] + [True])
+        closed = np.array([c.one_sided for c in self.colliders] + [True])
         bulk = np.array([x0[a:b].mean(axis=0) for a, b in zip(offs[:-1], offs[1:])])
         p = point_positions(x0, lay["nodes"][point], lay["weights"][point], 0.0, x0)
         # the bulk's height over the surface (the point's gap plus how far the bulk is above the point) is negative
@@ -323,6 +325,22 @@ class ContactStage:
         wrong = away & ~closed[collider] & (gap < depth)
         self._sides.take_initial(point[wrong], -normal[wrong], collider[wrong],
                                  gap[wrong].max(initial=0.0) + 2.0 * self.settings.slop)
+
+    def _free_insides(self, x0):
+        """Before a closed collider's first step: where a body's bulk (the centroid of its nodes) starts inside it,
+        its inside is free space as well as its outside, and it becomes two-sided, as an open collider (a ball
+        started inside a closed box stays in it; one-sided, it fell out through the floor). Its normals are not
+        asked: an imported mesh's may face inward by mistake, and Blender users flip a container's for its
+        inside."""
+        offs = self._layout["offsets"]
+        bulk = np.array([x0[a:b].mean(axis=0) for a, b in zip(offs[:-1], offs[1:]) if b > a]).reshape(-1, 3)
+        for c in self.colliders:
+            if c.sides_known or not len(c.triangles):
+                continue
+            c.sides_known = True
+            if len(bulk) and np.any(np.abs(WindingNumber(c.start, c.triangles)(bulk)) > 0.5):
+                c.one_sided = False
+                self._live = None
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration

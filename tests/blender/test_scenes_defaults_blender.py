@@ -403,3 +403,32 @@ def test_a_plank_scaled_in_object_mode_gets_the_cage_of_the_same_plank_with_its_
         make_soft(bpy, plank)
         counts.append((plank.softfem.cage_nodes, plank.softfem.cage_tets))
     assert counts[0] == counts[1] and counts[0][1] < 1000, counts
+
+
+def test_a_ball_thrown_inside_a_closed_room_stays_in_it(blender):
+    # A room as users make one: Blender's cube scaled up, its normals flipped to face in, with a Collision modifier
+    # (the add-on's defaults). A 0.3 m ball thrown at 4 m/s at a wall from inside bounces off it and rolls on the
+    # floor. Before, it flew through the wall and fell out through the floor: a closed collider was one-sided, its
+    # inside solid. (Blender's own Soft Body keeps it in with the normals flipped, and lets it fall out without.)
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_end = 72
+    bpy.ops.mesh.primitive_cube_add(size=3.0, location=(0.0, 0.0, 1.5))
+    room = bpy.context.active_object
+    bpy.ops.object.mode_set(mode='EDIT')
+    bpy.ops.mesh.select_all(action='SELECT')
+    bpy.ops.mesh.flip_normals()
+    bpy.ops.object.mode_set(mode='OBJECT')
+    room.modifiers.new("Collision", 'COLLISION')
+    bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=3, radius=0.3, location=(0.5, 0.0, 1.5))
+    ball = make_soft(bpy, bpy.context.active_object)
+    ball.softfem.initial_velocity = (4.0, 0.0, 0.0)
+    shell = room.collision.thickness_outer
+    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    for f in range(1, 73):
+        scene.frame_set(f)
+        p = evaluated_world(bpy, ball)
+        lo, hi = np.minimum(lo, p.min(axis=0)), np.maximum(hi, p.max(axis=0))
+    assert hi[0] < 1.5 - shell + 0.003, f"reached x = {hi[0]:.3f} (the wall's shell at {1.5 - shell})"
+    assert (lo > (-1.5, -1.5, 0.0)).all() and (hi < (1.5, 1.5, 3.0)).all()       # never out of the room
+    assert abs(p[:, 2].min() - shell) < 0.003                                      # on the floor's shell

@@ -319,3 +319,37 @@ def test_a_driven_body_ends_each_step_where_it_is_driven_and_pushes_another_with
     # measured: no render vertex more than 2.1 mm inside the other ball (the pushed ball's dent around the pusher's
     # front is 5.6 mm deep)
     assert deepest < 0.003 and ball_tm.embedding.positions(ball.x)[:, 0].mean() > 0.05
+
+
+@pytest.mark.parametrize("normals", ["outward", "inward"])
+def test_a_ball_started_inside_a_closed_box_stays_in_it(normals):
+    # A closed collider is one-sided (outside free) unless a body starts inside it: then its inside is free space
+    # too, whichever way its normals face (Blender users flip a container's; an imported mesh's may face inward by
+    # mistake). Thrown at 4 m/s at a wall 0.9 m away, the ball bounces off it and rolls on the inner floor. Before,
+    # it passed through the wall and fell out through the floor (its points were found behind the faces).
+    tm, _ = soft_ball(3, 0.1, (0.3, 0.0, 0.5), resolution=6)
+    w = core.World()
+    b = w.add_body(tm, rubber(0.5))
+    b.v[:] = (4.0, 0.0, 0.0)
+    box_v, box_t = box_surface((-0.6, -0.6, 0.0), (0.6, 0.6, 1.2))
+    box = w.add_collider(box_v, box_t[:, ::-1] if normals == "inward" else box_t, friction=0.5, thickness=0.005)
+    assert box.closed
+    reach = []
+    for _ in range(144):
+        w.step(1 / 96)
+        p = tm.embedding.positions(b.x)
+        reach.append(np.concatenate([p.max(axis=0), -p.min(axis=0)]))
+    assert not box.one_sided
+    reach = np.array(reach)
+    assert reach[:, 0].max() < 0.6 - 0.005 + 0.002, reach[:, 0].max()    # its wall held it (the shell is 5 mm)
+    assert reach[:, :].max() < 1.2                                     # never out of the box on any side
+    assert abs(-reach[-1, 5] - 0.005) < 0.002                           # on the inner floor's shell, rolling
+
+
+def test_a_ball_resting_on_a_closed_box_keeps_it_one_sided():
+    tm, _ = soft_ball(3, 0.1, (0.0, 0.0, 1.31), resolution=6)
+    w = core.World()
+    w.add_body(tm, rubber(0.5))
+    box = w.add_collider(*box_surface((-0.6, -0.6, 0.0), (0.6, 0.6, 1.2)), friction=0.5, thickness=0.005)
+    w.step(1 / 96)
+    assert box.closed and box.one_sided
