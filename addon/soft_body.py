@@ -1,4 +1,6 @@
 """Adding, removing and re-tetrahedralizing soft bodies on Blender objects (what the operators call)."""
+import bpy
+
 from . import bridge, cage, readiness
 from .dependencies import load_core
 
@@ -14,6 +16,8 @@ def check_target(obj):
     if physics is not None:
         raise ValueError(f"'{obj.name}' already has Blender's {physics.name} physics: remove it first (one "
                          "simulation per object)")
+    if linked_mesh_error(obj):
+        raise ValueError(linked_mesh_error(obj))
     group = obj.softfem.pin_group
     if group and obj.vertex_groups.get(group) is None:
         raise ValueError(f"pin group '{group}' not found on '{obj.name}'")
@@ -21,11 +25,26 @@ def check_target(obj):
     bridge.world_to_local(obj)   # (a zero scale: its world-space mesh is flat)
 
 
+def linked_mesh_error(obj):
+    """A one-line reason when the object's mesh comes from a library (linked, or a library override's linked
+    mesh), else None: SoftFEM shows the simulation by writing into the mesh, which Blender does not let a linked
+    mesh keep (played, such a body simulated and showed nothing)."""
+    mesh = obj.data
+    library = mesh.library or (mesh.override_library.reference.library if mesh.override_library else None)
+    if library is None:
+        return None
+    return (f"'{obj.name}' uses a mesh linked from '{bpy.path.basename(library.filepath)}': make it local to simulate "
+            "it (Object > Relations > Make Local > Selected Objects and Data)")
+
+
 def check_meshes_not_shared(bodies):
-    """Raise RuntimeError naming two soft bodies that share one mesh (a linked duplicate, Alt+D, of a soft body):
-    each writes its simulated shape into that mesh, so both would show the one written last."""
+    """Raise RuntimeError naming a soft body whose mesh is linked from a library (linked_mesh_error), or two soft
+    bodies that share one mesh (a linked duplicate, Alt+D, of a soft body): each writes its simulated shape into that
+    mesh, so both would show the one written last."""
     seen = {}
     for obj in bodies:
+        if linked_mesh_error(obj):
+            raise RuntimeError(linked_mesh_error(obj))
         other = seen.setdefault(obj.data.as_pointer(), obj)
         if other is not obj:
             raise RuntimeError(f"'{other.name}' and '{obj.name}' share one mesh: make them single-user (Object > "

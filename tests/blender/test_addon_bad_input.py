@@ -1,7 +1,7 @@
 """Bad input gives a one-line report (RuntimeError from bpy.ops carries it), and the user's mesh is never modified."""
 import numpy as np
 import pytest
-from addon_testing import add_ico, coarse_ball, evaluated_world
+from addon_testing import add_ico, coarse_ball, evaluated_world, link_and_enable
 
 
 def basis(obj):
@@ -374,3 +374,50 @@ def test_a_body_small_beside_a_colliders_outer_thickness_is_warned_about(blender
     coarse_ball(bpy, "Ball", location=(1.0, 0.0, 1.0))
     small = warnings_after_two_frames(softfem, bpy.context.scene, "Outer Thickness")
     assert len(small) == 1 and "'Tiny' (1 cm across)" in small[0] and "2 cm" in small[0]
+
+
+def test_a_soft_body_whose_mesh_is_linked_from_a_library_is_reported_until_made_local(blender, softfem, tmp_path):
+    # A prop set up with SoftFEM in its own file, linked into a shot and given a library override, as studios animate
+    # linked assets: the override's mesh is still the library's, which keeps nothing written into it. Before, the body
+    # simulated every frame and showed nothing, with no message.
+    bpy = blender
+    props = bpy.data.collections.new("Prop")
+    bpy.context.scene.collection.children.link(props)
+    ball = add_ico(bpy, subdivisions=1, location=(0.0, 0.0, 1.0), name="Jelly")
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    for c in ball.users_collection:
+        c.objects.unlink(ball)
+    props.objects.link(ball)
+    library = str(tmp_path / "prop.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=library)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    link_and_enable()
+    scene = bpy.context.scene
+    scene.softfem.cache_directory = str(tmp_path / "cache") + "/"
+    with bpy.data.libraries.load(library, link=True) as (_src, dst):
+        dst.collections = ["Prop"]
+    instance = bpy.data.objects.new("PropInstance", None)
+    instance.instance_type = 'COLLECTION'
+    instance.instance_collection = bpy.data.collections["Prop"]
+    scene.collection.objects.link(instance)
+    bpy.context.view_layer.objects.active = instance
+    instance.select_set(True)
+    assert bpy.ops.object.make_override_library() == {'FINISHED'}
+    jelly = scene.objects["Jelly"]
+    assert jelly.override_library is not None and jelly.data.library is not None and jelly.softfem.enabled
+    modelled = evaluated_world(bpy, jelly)
+    scene.frame_set(1)
+    scene.frame_set(2)
+    sess = softfem.addon.session.existing(scene)
+    assert "linked from 'prop.blend'" in sess.error and "Make Local" in sess.error and "\n" not in sess.error
+    assert sess.core_calls == 0
+    np.testing.assert_array_equal(evaluated_world(bpy, jelly), modelled)     # shown as modelled
+    bpy.ops.object.select_all(action='DESELECT')
+    jelly.select_set(True)
+    bpy.context.view_layer.objects.active = jelly
+    assert bpy.ops.object.make_local(type='SELECT_OBDATA') == {'FINISHED'}   # what the message says
+    scene.frame_set(1)
+    scene.frame_set(2)
+    assert sess.error is None and sess.core_calls > 0
+    assert evaluated_world(bpy, jelly)[:, 2].min() < modelled[:, 2].min()    # falling
