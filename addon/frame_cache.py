@@ -58,11 +58,10 @@ class FrameCache:
             file_frame, _sig, stored = cache_files.read_frame(path)
             if file_frame != frame:
                 raise cache_files.CacheFileError(f"{os.path.basename(path)} holds frame {file_frame}")
-            names = [b.name for b in bodies]
-            if [b[0] for b in stored] != names:
+            if [b[0] for b in stored] != [b.key for b in bodies]:
                 raise cache_files.CacheFileError(   # (one message for all such files: one line, not one a frame)
-                    f"the cached frames hold bodies {[b[0] for b in stored]}, the scene has {names} "
-                    "(object deleted or renamed? renamed back, its frames are used again)")
+                    f"the cached frames are of other soft bodies than the scene's {[b.name for b in bodies]} "
+                    "(one deleted, or added again?)")
             for body, (_n, x, *_) in zip(bodies, stored):
                 if len(x) != body.tm.num_nodes:
                     raise cache_files.CacheFileError(
@@ -82,7 +81,7 @@ class FrameCache:
         path = cache_files.frame_path(self.directory, self.prefix, frame)
         try:
             os.makedirs(self.directory, exist_ok=True)
-            cache_files.write_frame(path, frame, signature, [(b.name, *s) for b, s in zip(bodies, state)])
+            cache_files.write_frame(path, frame, signature, [(b.key, *s) for b, s in zip(bodies, state)])
         except OSError as exc:
             self.warn(f"cache folder '{self.directory}' is not writable ({exc.strerror}): frames kept in memory only")
             return

@@ -8,6 +8,7 @@ from . import animation, bridge, mesh_hashes, readiness
 from .report import one_line
 from .scene_settings import frame_range, soft_bodies
 from .session import session_for
+from .soft_body import give_unique_cache_ids
 
 _writing = False   # the frame handler is writing back: its own depsgraph updates are not edits
 # The soft bodies the last frame handler wrote without evaluating its write (see frame_changed): the first depsgraph
@@ -65,6 +66,7 @@ def frame_changed(scene, depsgraph):
     started = time.perf_counter()
     _writing = True
     try:
+        give_unique_cache_ids(scene)
         sess.goto(scene, depsgraph, scene.frame_current, scene.frame_subframe)
         if mesh_hashes.any_cached() and depsgraph.mode == 'VIEWPORT':  # never a render's depsgraph mid-render
             if _visibility_animated(scene):

@@ -124,6 +124,8 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                "Tets through the mesh's own vertices (low-poly closed meshes)")],
                        description="How the solid is filled with tetrahedra")
     # Written by the operators; shown in the Cage panel.
+    cache_id: StringProperty(name="Cache Id", default="", options={'HIDDEN'},
+                             description="What the simulation's cache knows this body by, kept when it is renamed")
     cage_key: StringProperty(name="Cage Key", default="", options={'HIDDEN'},
                              description="Identity of the cage this object was tetrahedralized with")
     cage_nodes: IntProperty(name="Nodes", default=0, options={'HIDDEN'}, description="Cage nodes")

@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import bridge
-from .scene_settings import mean_edge
+from .scene_settings import body_key, mean_edge
 from .shape_fit import ShapeFit
 from .spd_factor import factorized_spd
 
@@ -22,7 +22,8 @@ class Body:
     """Runtime data of one soft body: its cage, embedding and pin mapping (no bpy references kept)."""
 
     def __init__(self, obj, tm):
-        self.name = obj.name
+        self.key = body_key(obj)   # what the cache files know it by
+        self.name = obj.name       # its object's name (followed through renames: Session.follow_renames)
         self.tm = tm
         self.basis = bridge.read_vertices(obj.data)
         self.embedding = tm.embedding

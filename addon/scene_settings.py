@@ -20,11 +20,17 @@ UNSAVED = "unsaved"   # the cache files' stem while the .blend has no file name
 MULTIGRID_STIFFNESS = 30.0
 
 
+def body_key(obj):
+    """What the cache knows a soft body by: the Cache Id Add Soft Body gives it (kept when it is renamed), or its name
+    for a body added before there were ids."""
+    return obj.softfem.cache_id or obj.name
+
+
 def soft_bodies(scene):
     """The scene's mesh objects with SoftFEM enabled that take part in its simulation (colliders.takes_part: the
-    rule colliders follow), sorted by name."""
+    rule colliders follow), sorted by body_key (a rename does not reorder them)."""
     return sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled
-                   and colliders.takes_part(scene, o)), key=lambda o: o.name)
+                   and colliders.takes_part(scene, o)), key=body_key)
 
 
 def frame_range(scene):
@@ -60,7 +66,7 @@ def signature(scene, fresh=False):
              s.substeps, s.newton_iterations, s.cg_iterations, s.time_scale, s.integrator]
     for obj in soft_bodies(scene):
         o = obj.softfem
-        parts.append((obj.name, key(obj, "softfem.youngs_modulus", o.youngs_modulus), o.poisson_ratio, o.density,
+        parts.append((body_key(obj), key(obj, "softfem.youngs_modulus", o.youngs_modulus), o.poisson_ratio, o.density,
                       mooney_rivlin(o) if o.material_model == "MOONEY_RIVLIN" else o.material_model,
                       key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
                       key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),

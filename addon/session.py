@@ -5,7 +5,7 @@ from . import animated_shape, bridge, cage, colliders, effectors, mesh_hashes, s
 from .runtime_body import Body, centre_of_mass
 from .dependencies import load_core
 from .frame_cache import FrameCache
-from .scene_settings import (cache_location, frame_range, gravity, material, mean_edge, preconditioner,
+from .scene_settings import (body_key, cache_location, frame_range, gravity, material, mean_edge, preconditioner,
                              signature, soft_bodies)
 from .soft_body import check_meshes_not_shared
 
@@ -275,11 +275,21 @@ class Session:
             local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
             bridge.write_local_positions(obj, local)
 
+    def follow_renames(self, scene):
+        """The bodies' object names as they are now (the cache knows them by body_key, which a rename keeps)."""
+        objects = {body_key(o): o for o in soft_bodies(scene)}
+        for body in self.bodies:
+            obj = objects.get(body.key)
+            if obj is not None:
+                body.name = obj.name
+
     def goto(self, scene, depsgraph, frame, subframe=0.0):
         """Show `frame`: the rest state at the start frame, a cached frame, one new simulated frame after a
         cached one, else the last simulated frame. Returns the frame whose state is shown (or None). At a
         `subframe` (0..1, where a render's motion blur samples its shutter) of a cached frame whose next frame is
         cached too, the state between them, linearly (never simulated there: the scene is evaluated between frames)."""
+        if self.bodies is not None:
+            self.follow_renames(scene)
         sig = signature(scene, fresh=True)
         if sig != self.signature:
             self._on_signature_change(scene, sig)
@@ -322,6 +332,7 @@ class Session:
         state = self.state(frame)
         if state is None:
             return None
+        self.follow_renames(scene)
         for body, (x, *_) in zip(self.bodies, state):
             if body.name == name:
                 return body.render_positions(x)

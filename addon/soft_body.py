@@ -37,6 +37,26 @@ def linked_mesh_error(obj):
             "it (Object > Relations > Make Local > Selected Objects and Data)")
 
 
+def _free_cache_id(obj, taken):
+    """The object's name as its Cache Id, or with the first free '#k' after it: the same scene built twice gets the
+    same ids, so its bodies come in the same order and simulate the same, bit for bit."""
+    cache_id, k = obj.name, 0
+    while cache_id in taken:
+        k += 1
+        cache_id = f"{obj.name}#{k}"
+    return cache_id
+
+
+def give_unique_cache_ids(scene):
+    """A copy of a soft body (Shift+D, or a second append of one) has its Cache Id: the copy (the later name) gets a
+    new one, so the cache never takes one body's frames for another's."""
+    seen = set()
+    for obj in sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name):
+        if obj.softfem.cache_id and obj.softfem.cache_id in seen and obj.is_editable:
+            obj.softfem.cache_id = _free_cache_id(obj, seen)
+        seen.add(obj.softfem.cache_id or obj.name)
+
+
 def check_meshes_not_shared(bodies):
     """Raise RuntimeError naming a soft body whose mesh is linked from a library (linked_mesh_error), or two soft
     bodies that share one mesh (a linked duplicate, Alt+D, of a soft body): each writes its simulated shape into that
@@ -62,6 +82,8 @@ def add(obj):
     tm = cage.build_cage(obj) if readiness.require() is None else None
     bridge.add_output(obj)
     obj.softfem.enabled = True
+    obj.softfem.cache_id = _free_cache_id(obj, {o.softfem.cache_id or o.name for o in bpy.data.objects
+                                                if o is not obj and o.type == 'MESH' and o.softfem.enabled})
     if tm is not None:
         cage.record(obj, tm)
     return tm

@@ -125,16 +125,50 @@ def test_unwritable_cache_folder_warns_and_keeps_frames_in_memory(blender, softf
     assert sess.cached_frames() == [1, 2, 3] and sess.error is None
 
 
-def test_renamed_object_in_a_baked_cache_is_reported(blender, softfem):
+def test_a_baked_body_renamed_keeps_its_frames_and_a_copy_gets_its_own(blender, softfem):
+    # Renaming a body after baking it (what an artist does before handing a shot on) used to lose the bake: the cache
+    # knew bodies by name, and the renamed ball was shown unsimulated at every frame, on a render farm too. The cache
+    # now knows a body by the Cache Id Add Soft Body gives it.
+    bpy = blender
+    scene, ball = make_ball(bpy, frames=6)
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+    sess = softfem.addon.session.existing(scene)
+    baked = {f: sess.positions(scene, ball.name, f) for f in range(1, 7)}
+    scene.frame_set(5)
+    shown = evaluated_world(bpy, ball)
+    ball.name = "Hero"
+    scene.frame_set(4)
+    scene.frame_set(5)
+    np.testing.assert_array_equal(evaluated_world(bpy, ball), shown)
+    softfem.addon.session.forget()                  # as after reopening the file
+    scene.frame_set(5)
+    sess = softfem.addon.session.existing(scene)
+    np.testing.assert_array_equal(evaluated_world(bpy, ball), shown)
+    assert not sess.warnings and sess.error is None and not softfem.addon.status.cache_status(scene)["outdated"]
+    np.testing.assert_array_equal(sess.positions(scene, "Hero", 6), baked[6])
+    bpy.ops.object.select_all(action='DESELECT')
+    ball.select_set(True)
+    bpy.context.view_layer.objects.active = ball
+    bpy.ops.object.duplicate_move(TRANSFORM_OT_translate={"value": (2.0, 0.0, 0.0)})   # Shift+D
+    copy = bpy.context.active_object
+    assert copy is not ball and copy.softfem.cache_id == ball.softfem.cache_id
+    scene.frame_set(1)
+    assert copy.softfem.cache_id != ball.softfem.cache_id and ball.name == "Hero"   # the copy takes a new one
+
+
+def test_a_body_added_before_cache_ids_is_still_known_by_its_name(blender, softfem):
     bpy = blender
     scene, ball = make_ball(bpy)
+    ball.softfem.cache_id = ""                      # as saved by a version without ids
     assert bpy.ops.softfem.bake() == {'FINISHED'}
+    scene.frame_set(3)
+    assert softfem.addon.session.existing(scene).positions(scene, ball.name, 3) is not None
     ball.name = "Renamed"
     softfem.addon.session.forget()  # as after reopening the file
     for f in range(1, 6):
         scene.frame_set(f)
     sess = softfem.addon.session.existing(scene)
-    assert len([w for w in sess.warnings if "deleted or renamed" in w]) == 1   # one line, not one a frame
+    assert len([w for w in sess.warnings if "other soft bodies" in w]) == 1   # one line, not one a frame
     assert sess.error is None
 
 
