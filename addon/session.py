@@ -7,7 +7,7 @@ from .dependencies import load_core
 from .frame_cache import FrameCache
 from .scene_settings import (body_key, cache_location, frame_range, gravity, material, mean_edge, preconditioner,
                              signature, soft_bodies)
-from .soft_body import check_meshes_not_shared
+from .soft_body import check_meshes_writable
 
 _SESSIONS = {}
 class Session:
@@ -76,7 +76,7 @@ class Session:
 
     def _build_bodies(self, scene):
         objects = soft_bodies(scene)
-        check_meshes_not_shared(objects)
+        check_meshes_writable(objects)
         bodies = []
         for obj in objects:
             tm = cage.get_cage(obj)

@@ -57,7 +57,7 @@ def give_unique_cache_ids(scene):
         seen.add(obj.softfem.cache_id or obj.name)
 
 
-def check_meshes_not_shared(bodies):
+def check_meshes_writable(bodies):
     """Raise RuntimeError naming a soft body whose mesh is linked from a library (linked_mesh_error), or two soft
     bodies that share one mesh (a linked duplicate, Alt+D, of a soft body): each writes its simulated shape into that
     mesh, so both would show the one written last."""
