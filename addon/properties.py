@@ -73,7 +73,8 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                  description="Lateral contraction under stretch (dimensionless, below 0.5; "
                                              "near 0.5 keeps volume, above 0.45 linear tets lock)")
     density: FloatProperty(name="Density (kg/m³)", default=1000.0, min=0.001, soft_min=1.0, soft_max=20000.0,
-                           update=_material_changed, options=set(), description="Mass per volume in kg/m³ (water: 1000)")
+                           update=_material_changed, options=set(),
+                           description="Mass per volume in kg/m³ (water: 1000)")
     material_model: EnumProperty(name="Material Model", items=MATERIAL_MODELS, default="COROTATED",
                                  update=_material_changed, options=set(),
                                  description="How the material answers large deformation (the presets pick one)")

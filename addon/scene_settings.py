@@ -71,11 +71,13 @@ def signature(scene, fresh=False):
                       key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
                       key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),
                       tuple(o.initial_angular_velocity), effectors.weights_identity(o.effector_weights),
-                      o.pin_group, o.pin_spring, o.stiffness_group, o.resolution, o.mode, mesh_hashes.fingerprint(obj, fresh),
+                      o.pin_group, o.pin_spring, o.stiffness_group, o.resolution, o.mode,
+                      mesh_hashes.fingerprint(obj, fresh),
                       mesh_hashes.group_hash(obj, o.pin_group), mesh_hashes.group_hash(obj, o.stiffness_group),
                       colliders.static_place(obj)))
     parts.append(tuple(colliders.identity(p, fresh) for p in colliders.placements(scene)))
-    fields = {o.name: o for obj in soft_bodies(scene) for o in effectors.field_objects(scene, obj.softfem.effector_weights)}
+    fields = {o.name: o for obj in soft_bodies(scene)
+              for o in effectors.field_objects(scene, obj.softfem.effector_weights)}
     parts.append(tuple(effectors.identity(fields[name]) for name in sorted(fields)))
     return hashlib.md5(repr(parts).encode()).hexdigest()
 

@@ -89,8 +89,8 @@ class EdgeRowSet:
 def collider_edge_rows(lay, x0, v, dt, c0, c1, ctris, cedges, margin, search_depth, side_hint, hint_source,
                        vertex_rows, max_per_edge, width):
     """Rows (a list of 0 or 1 row tuples, as the stage's _gather makes them) of the edges lay["collider_edges"]
-    of lay["edges"] (bookkeeping points P + e) against the collider feature edges `cedges` (ColliderEdges) over the motion
-    x0 + dt v of the nodes, the colliders moving from c0 to c1 (triangles ctris over them).
+    of lay["edges"] (bookkeeping points P + e) against the collider feature edges `cedges` (ColliderEdges) over the
+    motion x0 + dt v of the nodes, the colliders moving from c0 to c1 (triangles ctris over them).
 
     lay: the stage's layout (render points' stencils "nodes", "weights" (P,4), their "point_cell" among the
     "cells" with "cell_grow"; it keeps the edges' cell pairs); side_hint (E,3): the edges' last normals,

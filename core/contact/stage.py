@@ -159,8 +159,8 @@ class ContactStage:
         """The contacts the motion x0 + dt v (all bodies' nodes; v a velocity guess) would violate, as a
         ContactPenalty for the implicit solve (None if there are none). v_last: the nodes' velocities at the end
         of the last step (default v), from which the friction springs' start is predicted (see friction_rows).
-        A row's stiffness is STIFFNESS times its effective mass, scaled down where many rows share nodes so no node's diagonal block grows by
-        more than NODE_STIFFNESS times its mass (CG would slow down)."""
+        A row's stiffness is STIFFNESS times its effective mass, scaled down where many rows share nodes so no node's
+        diagonal block grows by more than NODE_STIFFNESS times its mass (CG would slow down)."""
         if self._idle():
             return None
         self._prepare(x0, node_counts)

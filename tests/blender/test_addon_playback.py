@@ -1,5 +1,5 @@
-"""Timeline semantics in headless Blender: free fall, scrubbing the cache, outdated cache, world space, remove, an object
-bound to a soft body with Surface Deform."""
+"""Timeline semantics in headless Blender: free fall, scrubbing the cache, outdated cache, world space, remove, an
+object bound to a soft body with Surface Deform, subframes."""
 import numpy as np
 from addon_testing import add_ico, coarse_ball, evaluated_local, evaluated_world
 

@@ -184,8 +184,8 @@ def test_a_default_cube_dropped_into_an_open_bowl_stays_inside_its_shell_and_res
         blender):
     # A bowl as users make one: a UV sphere (radius 1 m) with its upper half deleted, an open mesh (two-sided, with
     # the Collision's default 0.02 m shell). A 0.4 m default cube dropped off-centre lands on its curved wall, slides
-    # across the bottom and back, and rests. Measured: below the rim, never farther than 0.977 m from the sphere's centre
-    # (the shell's inner face is at 0.98), still from frame 56, 9.7 cm off the axis.
+    # across the bottom and back, and rests. Measured: below the rim, never farther than 0.977 m from the sphere's
+    # centre (the shell's inner face is at 0.98), still from frame 56, 9.7 cm off the axis.
     bpy = blender
     scene = bpy.context.scene
     bpy.ops.mesh.primitive_uv_sphere_add(radius=1.0, location=(0.0, 0.0, 1.0))
@@ -288,11 +288,11 @@ def five_stacked(bpy, subdivide):
     assert gaps.max() < 0.02 * size, f"gaps {np.round(gaps * 1e3, 1)} mm at the end"   # E = 1e6: 0.95 mm
 
 
-# Not the default E = 1e5 Pa: that makes a soft column, and a 0.2 m square one buckles under its own weight above Greenhill's height
-# (7.84 EI / (ρ g A))^(1/3) = 0.64 m, and the stack is 1.02 m. Measured: a lateral mode grows from round-off,
-# doubling every 0.2 s (centres' offsets 1 mm at 2.6 s, 10 mm at 3.3 s), the cubes tilt (the gap between the
-# bottom of one and the top of the one below, lowest minus highest vertex, is -4 mm at 3.0 s) and the stack
-# falls (offsets 0.2-0.3 m at 5 s). A single 0.2 × 0.2 × 1 m block of the same material falls over as well (core,
+# Not the default E = 1e5 Pa: that makes a soft column, and a 0.2 m square one buckles under its own weight above
+# Greenhill's height (7.84 EI / (ρ g A))^(1/3) = 0.64 m, and the stack is 1.02 m. Measured: a lateral mode grows
+# from round-off, doubling every 0.2 s (centres' offsets 1 mm at 2.6 s, 10 mm at 3.3 s), the cubes tilt (the gap
+# between the bottom of one and the top of the one below, lowest minus highest vertex, is -4 mm at 3.0 s) and the
+# stack falls (offsets 0.2-0.3 m at 5 s). A single 0.2 × 0.2 × 1 m block of the same material falls over as well (core,
 # resolution 30: its top 0.37 m aside at 2 s); at E = 1e6 Pa the same five cubes stand and sleep within 1.2 s
 # (gaps 0.95 mm, offsets 0.05 mm).
 def test_five_stacked_default_cubes_stay_stacked(blender):
@@ -375,7 +375,8 @@ def test_a_bevelled_cube_drops_as_the_cube_it_is(blender, softfem):
     assert [m.type for m in box.modifiers] == ['NODES', 'BEVEL']
     scene.frame_set(1)
     p = evaluated_world(bpy, box)
-    assert np.abs(p.min(axis=0) - (-0.2, -0.2, 0.3)).max() < 1e-5 and np.abs(p.max(axis=0) - (0.2, 0.2, 0.7)).max() < 1e-5
+    assert np.abs(p.min(axis=0) - (-0.2, -0.2, 0.3)).max() < 1e-5
+    assert np.abs(p.max(axis=0) - (0.2, 0.2, 0.7)).max() < 1e-5
     for f in range(2, 49):
         scene.frame_set(f)
     session = softfem.addon.session.session_for(scene)
