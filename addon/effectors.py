@@ -24,7 +24,7 @@ def identity(obj):
     """What a simulation depends on in a field object besides its animation (for the cache signature)."""
     f = obj.field
     key = animation.setting_key
-    place = None if colliders.transform_animated(obj) else tuple(float(v) for row in obj.matrix_world for v in row)
+    place = colliders.static_place(obj)
     return (obj.name, f.type, f.shape, key(obj, "field.strength", f.strength), key(obj, "field.flow", f.flow),
             f.falloff_power, f.use_min_distance, f.distance_min, f.use_max_distance, f.distance_max,
             f.size, f.seed, place)

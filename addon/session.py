@@ -277,6 +277,9 @@ class Session:
 
     def follow_renames(self, scene):
         """The bodies' object names as they are now (the cache knows them by body_key, which a rename keeps)."""
+        if all(scene.objects.get(b.name) is not None and body_key(scene.objects[b.name]) == b.key
+               for b in self.bodies):
+            return   # (every frame: no walk over the scene's objects unless something was renamed)
         objects = {body_key(o): o for o in soft_bodies(scene)}
         for body in self.bodies:
             obj = objects.get(body.key)

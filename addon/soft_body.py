@@ -50,8 +50,11 @@ def _free_cache_id(obj, taken):
 def give_unique_cache_ids(scene):
     """A copy of a soft body (Shift+D, or a second append of one) has its Cache Id: the copy (the later name) gets a
     new one, so the cache never takes one body's frames for another's."""
+    bodies = [o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled]
+    if len({o.softfem.cache_id or o.name for o in bodies}) == len(bodies):
+        return
     seen = set()
-    for obj in sorted((o for o in scene.objects if o.type == 'MESH' and o.softfem.enabled), key=lambda o: o.name):
+    for obj in sorted(bodies, key=lambda o: o.name):
         if obj.softfem.cache_id and obj.softfem.cache_id in seen and obj.is_editable:
             obj.softfem.cache_id = _free_cache_id(obj, seen)
         seen.add(obj.softfem.cache_id or obj.name)
