@@ -4,7 +4,8 @@ Which objects collide (Blender's conventions): a mesh with a Collision modifier 
 (`collision.use`) is on and whose modifier is enabled both in the viewport and in renders (switching either off
 removes it from the simulation, so playback and renders show the same cache). Hiding it (H, the eye) keeps it
 colliding, as Blender's physics do; disabling it in viewports (the monitor icon) or excluding its collection from
-the view layer removes it. When the scene's SoftFEM Collision Collection is set, only its objects collide.
+the view layer removes it (keyframed, the monitor icon switches it off and on: a floor that appears at frame 12
+collides from frame 12). When the scene's SoftFEM Collision Collection is set, only its objects collide.
 A collider in a collection instanced by an object of the scene (an Empty instancing a collection, as a linked set
 is) collides where each instance places it, its collection excluded from the view layer or not (Blender's own
 physics take such objects where they stand in their collection, not where the instance is). Keyframed, the
@@ -31,23 +32,29 @@ def is_collider(obj):
 
 
 def collides(obj):
-    """A collider whose Collision checkbox and modifier toggles (viewport and render) are on."""
+    """A collider enabled in viewports whose Collision checkbox and modifier toggles (viewport and render) are on."""
     mod = collision_modifier(obj)
     return (is_collider(obj) and obj.collision is not None and obj.collision.use
-            and mod.show_viewport and mod.show_render)
+            and mod.show_viewport and mod.show_render and not obj.hide_viewport)
 
 
 def _switch_paths(obj):
     mod = collision_modifier(obj)
-    return ("collision.use", f'modifiers["{mod.name}"].show_viewport', f'modifiers["{mod.name}"].show_render')
+    return ("collision.use", f'modifiers["{mod.name}"].show_viewport', f'modifiers["{mod.name}"].show_render',
+            "hide_viewport")
 
 
 def switch_key(obj):
     """What the signature hashes of the collider's switches (its Collision checkbox, its modifier's viewport and
-    render toggles): their animation where keyframed (then they are read per frame), else their values."""
+    render toggles, and its Disable in Viewports when keyframed): their animation where keyframed (then they are read
+    per frame), else their values. (Disable in Viewports not keyframed decides whether the collider is in the set at
+    all; left out then, caches made before it was read keep their signature.)"""
     mod = collision_modifier(obj)
-    values = (obj.collision.use, mod.show_viewport, mod.show_render)
-    return tuple(animation.setting_key(obj, path, value) for path, value in zip(_switch_paths(obj), values))
+    values = (obj.collision.use, mod.show_viewport, mod.show_render, obj.hide_viewport)
+    paths = _switch_paths(obj)
+    if not animation.is_animated(obj, "hide_viewport"):
+        paths, values = paths[:3], values[:3]
+    return tuple(animation.setting_key(obj, path, value) for path, value in zip(paths, values))
 
 
 class Placement(NamedTuple):
@@ -78,7 +85,7 @@ def _instanced(obj, memo, depth=0):
     if group.name not in memo:
         found = []
         for member in group.all_objects:
-            if member.hide_viewport:
+            if not enabled_in_viewports(member):
                 continue
             if _may_collide(member):
                 found.append((member, ()))
@@ -113,11 +120,18 @@ def resolve(scene, path):
     return None if obj is None else Placement(obj, tuple(instancers))
 
 
+def enabled_in_viewports(obj):
+    """Not disabled in viewports (the monitor icon), or that switch is keyframed (Blender then keeps evaluating the
+    object): a soft body is simulated while disabled, so it shows where its motion has taken it (Blender's own Soft
+    Body, whose frames then have a gap, stops simulating), and a collider or force field is switched off and on."""
+    return not obj.hide_viewport or animation.is_animated(obj, "hide_viewport")
+
+
 def takes_part(scene, obj):
-    """Whether the object takes part in the scene's simulation: not disabled in viewports (the monitor icon) and in
+    """Whether the object takes part in the scene's simulation: enabled in viewports (enabled_in_viewports) and in
     the view layer (its collection not excluded). Hidden (H), it does, as in Blender's own physics."""
     layer = bpy.context.view_layer if bpy.context.scene == scene else scene.view_layers[0]
-    return not obj.hide_viewport and obj.name in layer.objects
+    return enabled_in_viewports(obj) and obj.name in layer.objects
 
 
 def transform_animated(obj):

@@ -1,9 +1,10 @@
 """Blender force fields acting on SoftFEM bodies: the scene's Wind, Force, Vortex and Turbulence fields, read per
 frame into core.forces.ForceFields and scaled by each body's Effector Weights (and its Gravity factor).
 
-A field acts when its object is in the scene (hidden or not), or in the body's Effector Collection when that is
-set. Its shape is Point or Plane (others act as Point) and its falloff Blender's Sphere falloff (Tube and Cone act
-as Sphere); strength is read as an acceleration in m/s² (N/kg), so a field acts alike at every cage resolution."""
+A field acts when its object is in the scene (hidden or not) and not disabled in viewports (keyframed, that switch
+is read per frame), or in the body's Effector Collection when that is set. Its shape is Point or Plane (others act as
+Point) and its falloff Blender's Sphere falloff (Tube and Cone act as Sphere); strength is read as an acceleration in
+m/s² (N/kg), so a field acts alike at every cage resolution."""
 import numpy as np
 
 from . import animation, colliders
@@ -13,11 +14,12 @@ _WEIGHT = {"WIND": "wind", "FORCE": "force", "VORTEX": "vortex", "TURBULENCE": "
 
 
 def field_objects(scene, weights=None):
-    """The objects whose force field SoftFEM applies (to a body with these Effector Weights), sorted by name."""
+    """The objects whose force field SoftFEM may apply (to a body with these Effector Weights), sorted by name: those
+    whose Disable in Viewports is keyframed included (body_fields applies them where it is off)."""
     group = weights.collection if weights is not None else None
     candidates = group.all_objects if group is not None else scene.objects
     return sorted((o for o in candidates if o.field is not None and o.field.type in SUPPORTED
-                   and not o.hide_viewport and o.name in scene.objects), key=lambda o: o.name)
+                   and colliders.enabled_in_viewports(o) and o.name in scene.objects), key=lambda o: o.name)
 
 
 def identity(obj):
@@ -25,9 +27,12 @@ def identity(obj):
     f = obj.field
     key = animation.setting_key
     place = colliders.static_place(obj)
-    return (obj.name, f.type, f.shape, key(obj, "field.strength", f.strength), key(obj, "field.flow", f.flow),
+    keys = (obj.name, f.type, f.shape, key(obj, "field.strength", f.strength), key(obj, "field.flow", f.flow),
             f.falloff_power, f.use_min_distance, f.distance_min, f.use_max_distance, f.distance_max,
             f.size, f.seed, place)
+    if animation.is_animated(obj, "hide_viewport"):   # (not keyframed, it decides whether the field is in the set)
+        keys += (key(obj, "hide_viewport", obj.hide_viewport),)
+    return keys
 
 
 def weights_identity(weights):
@@ -42,6 +47,8 @@ def body_fields(core, scene, weights):
     if weights.all == 0.0:
         return fields
     for obj in field_objects(scene, weights):
+        if obj.hide_viewport:
+            continue
         f = obj.field
         weight = weights.all * getattr(weights, _WEIGHT[f.type])
         if weight == 0.0 or f.strength == 0.0 and f.flow == 0.0:

@@ -129,6 +129,45 @@ def test_a_floor_whose_collision_checkbox_is_keyframed_off_lets_the_ball_resting
     assert bpy.ops.softfem.bake() == {'FINISHED'}
 
 
+def test_keyframed_disable_in_viewports_switches_a_floor_on_and_off_and_keeps_a_body_simulated(blender, softfem):
+    # Session 43: a floor whose monitor icon was keyframed (appearing at frame 8) changed the set of colliders in
+    # mid-play: the cache went outdated at the key and the ball was drawn at its start, 1.2 m up, from then on. A body
+    # whose own monitor icon is keyframed dropped out of the simulation the same way.
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 40
+    bpy.ops.mesh.primitive_plane_add(size=4.0)
+    floor = bpy.context.active_object
+    floor.modifiers.new("Collision", 'COLLISION')
+    for frame, disabled in ((1, True), (8, False), (30, True)):
+        floor.hide_viewport = disabled
+        floor.keyframe_insert('hide_viewport', frame=frame)
+    ball = add_ico(bpy, subdivisions=1, radius=0.3, location=(0.0, 0.0, 0.9))
+    ball.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    ghost = add_ico(bpy, subdivisions=1, radius=0.3, location=(1.5, 0.0, 0.9))   # shown from frame 20 on
+    ghost.softfem.resolution = 4
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    ghost.hide_viewport = True
+    ghost.keyframe_insert('hide_viewport', frame=1)
+    ghost.hide_viewport = False
+    ghost.keyframe_insert('hide_viewport', frame=20)
+    scene.frame_set(1)
+    low = {}
+    for f in range(1, 41):
+        scene.frame_set(f)
+        low[f] = {o.name: evaluated_world(bpy, o)[:, 2].min() for o in (ball, ghost)}
+    shell = floor.collision.thickness_outer
+    shell = floor.collision.thickness_outer
+    on_floor = [low[f][ball.name] for f in range(10, 30)]
+    assert min(on_floor) > shell - 0.002 and min(on_floor) < shell + 0.002   # it landed on the floor that appeared
+    assert low[40][ball.name] < -0.5                                          # gone from frame 30: it falls through
+    # simulated while disabled: when shown at frame 20 it is where the ball beside it is, having fallen 0.55 m
+    assert abs(low[20][ghost.name] - low[20][ball.name]) < 1e-4 and low[20][ghost.name] < 0.1
+    status = softfem.addon.status.cache_status(scene)
+    assert not status["outdated"] and status["frames"] == 40 and status["error"] is None
+
+
 def test_animated_gravity_is_read_per_frame(blender, softfem):
     bpy = blender
     scene = bpy.context.scene

@@ -47,6 +47,24 @@ def test_wind_pushes_a_body_at_the_steady_drift_strength_over_flow(blender, soft
     assert np.abs(centre_velocity(softfem, scene, 8)).max() < 1e-9
 
 
+def test_a_wind_whose_disable_in_viewports_is_keyframed_blows_only_where_it_is_enabled(blender, softfem):
+    # Session 43: keyframing the monitor icon changed the set of fields in mid-play, which outdated the cache.
+    bpy = blender
+    scene, ball = free_ball(bpy, 24)
+    scene.use_gravity = False
+    bpy.ops.object.effector_add(type='WIND', location=(-3.0, 0.0, 2.0), rotation=(0.0, math.pi / 2, 0.0))
+    wind = bpy.context.active_object
+    wind.field.strength, wind.field.flow = 3.0, 4.0
+    for frame, disabled in ((1, True), (12, False)):
+        wind.hide_viewport = disabled
+        wind.keyframe_insert('hide_viewport', frame=frame)
+    play(scene, range(1, 25))
+    assert np.abs(centre_velocity(softfem, scene, 11)).max() < 1e-9       # no wind yet
+    assert centre_velocity(softfem, scene, 24)[0] > 0.3                  # 0.5 s of it: 0.75 (1 - e^(-2)) m/s
+    status = softfem.addon.status.cache_status(scene)
+    assert not status["outdated"] and status["frames"] == 24 and status["error"] is None
+
+
 def test_gravity_factor_scales_the_fall(blender, softfem):
     bpy = blender
     scene, ball = free_ball(bpy, 6)
