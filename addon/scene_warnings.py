@@ -1,5 +1,5 @@
 """The warnings a scene's simulation may give about its setup: units, bodies too soft for their size, a Mirror after
-SoftFEM, shapes that cannot be read, bodies that start inside each other. Each returns its one-line message (or a
+SoftFEM, shapes that cannot be read, bodies that start inside each other, meshes too coarse to draw their bend. Each returns its one-line message (or a
 list of them), or None when there is nothing to say."""
 import numpy as np
 
@@ -76,6 +76,21 @@ def thick_shell(name, points, colliders):
     t, c = max(thick)
     return (f"'{name}' ({size * 100:.3g} cm across) is small beside the {t * 100:.3g} cm Outer Thickness of '{c}', "
             "which it rests that far from: lower the collider's Outer Thickness (Physics > Collision)")
+
+
+UNDRAWN_BEND = 0.2   # of the body's size (its cage's diagonal): a bend its faces cannot draw, worth a warning
+
+
+def undrawn_bend(name, bend, x):
+    """A body bent between its render vertices (bend: core Body.undrawn_bend) by more than UNDRAWN_BEND of its size
+    (x: its nodes), which its flat faces cannot draw (one message per body, the same each frame): a 2 m slab of 8
+    vertices draped over a 1 m ball (bent 0.9 m, 0.31 of its size) is drawn passing through the ball (a 2 m cube
+    wobbling on landing: 0.12 of its size; a 0.2 m one 0.04; the slab subdivided 10 times: 0.01)."""
+    size = float(np.linalg.norm(np.ptp(x, axis=0)))
+    if not bend > UNDRAWN_BEND * size:
+        return None
+    return (f"'{name}' bends by more than {UNDRAWN_BEND:.0%} of its size between its vertices, which its flat faces "
+            "cannot draw (it may look as if it passes through what it rests on): subdivide its mesh to see its shape")
 
 
 def undriven(obj, what):

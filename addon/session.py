@@ -260,6 +260,8 @@ class Session:
             body.handle.x[:] = pose
             body.handle.v[:] = (pose - before) / frame_seconds
         self.current = frame
+        for body in self.bodies:
+            self.warn(scene_warnings.undrawn_bend(body.name, body.handle.undrawn_bend(), body.handle.x))
         motion = self.world.motion or [None] * len(self.bodies)
         self._store(frame, [(b.handle.x.copy(), b.handle.v.copy(), m) for b, m in zip(self.bodies, motion)])
         return True

@@ -109,6 +109,11 @@ class Body:
         world._contact.set_body_friction(self._index, material.friction)
         self.material = material
 
+    def undrawn_bend(self):
+        """How far (m) the body's surface is from where its render triangles draw it, flat between the render
+        vertices (core.contact.surface.BodySurface.undrawn_bend): large when a coarse mesh bends under the cage."""
+        return self._world._contact.surfaces[self._index].undrawn_bend(self.x)
+
     def elastic_energy(self):
         """Elastic energy (J) at the current positions."""
         return float(np.sum(self._world._tet_energies()[self.tet_slice]))

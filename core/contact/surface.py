@@ -54,6 +54,7 @@ class BodySurface:
             self.render_triangles, self.num_render_points = tris, len(emb.tet)
             rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
             samples, parents, tris, pieces = refine_to_length(rest, tris, median_edge(mesh.nodes, mesh.tets))
+            self.sample_parents = parents
             self.edges, self.collider_edges = render_edges_and_pieces(unique_edges(self.render_triangles), pieces)
             if len(samples):
                 tet, weights = embed_samples(mesh.nodes, mesh.tets, samples, parents, emb.tet)
@@ -71,12 +72,23 @@ class BodySurface:
             self.edges = unique_edges(self.triangles)
             self.collider_edges = np.ones(len(self.edges), bool)
             self.render_triangles, self.num_render_points = self.triangles, len(ids)
+            self.sample_parents = np.zeros((0, 2), np.int64)
         rest = point_positions(mesh.nodes, self.nodes, self.weights, 0.0, mesh.nodes)
         self.rest = rest
         self.closed = closed_and_oriented(rest, self.triangles)
         if self.closed and enclosed_volume(rest, self.triangles) < 0:
             self.triangles = self.triangles[:, [0, 2, 1]].copy()
             self.render_triangles = self.render_triangles[:, [0, 2, 1]].copy()
+
+    def undrawn_bend(self, x):
+        """How far (m) the surface at node positions x is from where the render triangles draw it: the largest
+        distance from a sample on a render triangle (refine_to_length: the midpoint of its parent edge) to that
+        midpoint on the flat triangles between the render vertices; 0 without samples. A coarse render surface bent
+        by the cage is drawn flat: a 2 m slab of 8 vertices draped over a ball is drawn passing through it."""
+        if not len(self.sample_parents):
+            return 0.0
+        return _midpoint_gap(point_positions(x, self.nodes, self.weights, 0.0, x), self.sample_parents,
+                             self.num_render_points)
 
     def __len__(self):
         return len(self.nodes)
@@ -137,6 +149,21 @@ def point_positions(x, nodes, weights, dt, v):
     for i in prange(n):
         embed(x, nodes, weights, dt, v, i, out, i)
     return out
+
+
+@njit(cache=True)
+def _midpoint_gap(points, parents, n0):
+    """The largest distance from point n0 + k to the midpoint of its parent edge parents[k] as drawn, where a
+    parent that is itself a sample is drawn at its own parents' midpoint (samples come after their parents)."""
+    drawn = points.copy()
+    gap = 0.0
+    for k in range(parents.shape[0]):
+        i = n0 + k
+        for d in range(3):
+            drawn[i, d] = 0.5 * (drawn[parents[k, 0], d] + drawn[parents[k, 1], d])
+        gap = max(gap, np.sqrt((points[i, 0] - drawn[i, 0]) ** 2 + (points[i, 1] - drawn[i, 1]) ** 2
+                               + (points[i, 2] - drawn[i, 2]) ** 2))
+    return gap
 
 
 @njit(cache=True, parallel=True)

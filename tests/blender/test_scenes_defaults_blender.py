@@ -433,3 +433,40 @@ def test_a_ball_thrown_inside_a_closed_room_stays_in_it(blender):
     assert hi[0] < 1.5 - shell + 0.003, f"reached x = {hi[0]:.3f} (the wall's shell at {1.5 - shell})"
     assert (lo > (-1.5, -1.5, 0.0)).all() and (hi < (1.5, 1.5, 3.0)).all()       # never out of the room
     assert abs(p[:, 2].min() - shell) < 0.003                                      # on the floor's shell
+
+
+@pytest.mark.parametrize("cuts", [0, 10])
+def test_a_slab_dropped_on_a_ball_drapes_over_it_and_a_coarse_one_is_warned_about(blender, softfem, cuts):
+    # Session 43: a 2 m x 2 m x 0.1 m slab made of Blender's cube (8 vertices), dropped on a 1 m ball, was drawn
+    # falling through the ball to the floor with no message: its cage draped over the ball, but its faces, flat
+    # between its 8 corners, cannot draw a drape. Subdivided (10 cuts), it draws the drape and is not warned about.
+    bpy = blender
+    scene = bpy.context.scene
+    collision_plane(bpy)
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.5, location=(0.0, 0.0, 0.5))
+    ball = bpy.context.active_object
+    ball.modifiers.new("Collision", 'COLLISION')
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=(0.0, 0.0, 1.5), scale=(2.0, 2.0, 0.1))
+    slab = bpy.context.active_object
+    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+    if cuts:
+        bpy.ops.object.mode_set(mode='EDIT')
+        bpy.ops.mesh.select_all(action='SELECT')
+        bpy.ops.mesh.subdivide(number_cuts=cuts)
+        bpy.ops.object.mode_set(mode='OBJECT')
+    make_soft(bpy, slab)
+    for f in range(1, 25):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    warned = [w for w in sess.warnings if "flat faces cannot draw" in w]
+    p = evaluated_world(bpy, slab)
+    if cuts:
+        assert not warned, sess.warnings
+        # its vertices over the ball's top rest on the ball's shell: their height over it, ~0 for the lowest
+        r = np.linalg.norm(p[:, :2], axis=1)
+        top = r < 0.3
+        over = p[top, 2] - (0.5 + np.sqrt(0.25 - r[top] ** 2) + ball.collision.thickness_outer)
+        assert -0.005 < over.min() < 0.01, over.min()
+        assert p[:, 2].min() < 0.6                                  # its rim draped below
+    else:
+        assert len(warned) == 1 and f"'{slab.name}'" in warned[0], sess.warnings
