@@ -4,7 +4,9 @@ import numpy as np
 from ..errors import InvalidInputError
 
 _SNAP = 2.0 ** 32
-NO_VOLUME = "no volume: SoftFEM simulates solids; give it thickness, e.g. a Solidify modifier"
+# (a Solidify modifier left live comes after SoftFEM's in the stack: it thickens the simulated sheet, which has none)
+NO_VOLUME = ("no volume: SoftFEM simulates solids; give the mesh thickness (extrude it, or add a Solidify modifier "
+             "and apply it)")
 
 
 class SurfaceMesh:
