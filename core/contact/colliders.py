@@ -73,9 +73,9 @@ def check_vertices(vertices, expected, what):
 
 
 class Collider:
-    """A triangle mesh bodies collide with. Closed, consistently oriented meshes are one-sided (a point
-    found inside is pushed out), unless a body starts inside one (then its inside is free space too: one_sided is
-    turned off before the first step, ContactStage._free_insides); open meshes (a plane) are two-sided with
+    """A triangle mesh bodies collide with. Closed, consistently oriented meshes are one-sided: a point found
+    inside is pushed out, but for the bodies that start inside one (`holds`, found before its first step,
+    ContactStage._free_insides), whose points found outside are pushed in; open meshes (a plane) are two-sided with
     thickness `thickness`."""
 
     def __init__(self, index, vertices, triangles, friction=0.5, thickness=0.0, name=None):
@@ -101,7 +101,8 @@ class Collider:
             tris = tris[:, [0, 2, 1]]  # inward-facing closed mesh: flip so normals point out
         self.triangles = tris
         self.one_sided = self.closed
-        self.sides_known = not self.closed   # whether one_sided was decided from where the bodies start
+        self.holds = frozenset()             # the bodies (indices) that started inside it (closed)
+        self.sides_known = not self.closed   # whether holds was decided from where the bodies start
         self.thickness = float(thickness)
         self.end = self.start    # the same array until moved: a collider at rest keeps the caches keyed by it
         self.active = True       # switched off, it is left out of contact (set_active)

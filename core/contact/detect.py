@@ -57,7 +57,7 @@ def triangle_normals(v, tris, out):
 
 
 @njit(cache=True, parallel=True)
-def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick, tri_onesided,
+def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick, tri_onesided, held,
            left, right, start, count, order, lo, hi, margin, search_depth, hint_depth, side_hint, hint_source,
            tri_source, slot_tri, slot_b, slot_n, slot_gap):
     """Fill up to K contact constraints per point (slot_* arrays of shape (P,K,...), slot_tri -1 when empty).
@@ -74,7 +74,9 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
     came from this surface (hint_source[pid] == tri_source[t]: another surface's normal tells nothing of this
     one's sides), else the side the point starts on; closed meshes are one-sided: a point behind its nearest
     triangle is inside and gets a single
-    push-out constraint along that triangle's normal (unless an equally near triangle sees it in front).
+    push-out constraint along that triangle's normal (unless an equally near triangle sees it in front); for a body
+    held inside a closed collider (held[pt_group, tri_source], tri_source ≥ 0: a collider) its normals are turned
+    inward, its outside solid.
     slot_gap holds H(0) − τ.
     """
     npts = p0.shape[0]
@@ -115,6 +117,9 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
                     nx, ny, nz, ok = triangle_normal(v0, tris, t)
                 if not ok:  # degenerate (or NaN) triangle: skipped
                     continue
+                src = tri_source[t]
+                if tri_onesided[t] and 0 <= src < held.shape[1] and held[pt_group[pid], src]:
+                    nx, ny, nz = -nx, -ny, -nz
                 ia, ib, ic = tris[t, 0], tris[t, 1], tris[t, 2]
                 ax, ay, az = v0[ia, 0], v0[ia, 1], v0[ia, 2]
                 bx, by, bz = v0[ib, 0], v0[ib, 1], v0[ib, 2]

@@ -34,7 +34,8 @@ class ColliderEdges:
         edges, faces, thick, index = [], [], [], []
         voff = toff = 0
         for c in live:
-            fe, fa = feature_edges(c.start, c.triangles, closed=c.one_sided)
+            # a closed collider holding a body has convex edges on its inside too: all its sharp edges, two-sided
+            fe, fa = feature_edges(c.start, c.triangles, closed=c.one_sided and not c.holds)
             edges.append(fe + voff)
             faces.append(np.where(fa >= 0, fa + toff, -1))
             thick.append(np.full(len(fe), c.thickness))

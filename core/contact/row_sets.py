@@ -38,10 +38,11 @@ def points_near(lay, cells, x0, v, dt, touching):
 
 
 def detect_candidates(lay, settings, sides, near, v0, v1, tris, normals, tri_group, tri_source, tri_thick,
-                      tri_onesided, bvh, margin, dv, width):
+                      tri_onesided, held, bvh, margin, dv, width):
     """Contacts of the points `near` (points_near's ids, q0, q1) with the triangles tris (vertices v0 -> v1,
     moving by dv; (0,3): a body's, no motion counted; normals: see detect; tri_source: their surface, see
-    SideHints) as row fields: Candidates, node, coef (width wide), move."""
+    SideHints; held: (bodies, colliders), body b held inside closed collider c) as row fields: Candidates, node,
+    coef (width wide), move."""
     points, q0, q1 = near
     npts = len(points)
     K = settings.max_contacts_per_point
@@ -49,7 +50,7 @@ def detect_candidates(lay, settings, sides, near, v0, v1, tris, normals, tri_gro
     slot_b = np.empty((npts, K, 3))
     slot_n = np.empty((npts, K, 3))
     slot_gap = np.empty((npts, K))
-    detect(q0, q1, points, lay["group"], v0, v1, tris, normals, tri_group, tri_thick, tri_onesided,
+    detect(q0, q1, points, lay["group"], v0, v1, tris, normals, tri_group, tri_thick, tri_onesided, held,
            bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi,
            margin, settings.search_depth, max(settings.search_depth, sides.below_open(settings)), sides.hint,
            sides.source, tri_source, slot_tri, slot_b, slot_n, slot_gap)
@@ -58,10 +59,10 @@ def detect_candidates(lay, settings, sides, near, v0, v1, tris, normals, tri_gro
     return Candidates(point, tri, normal, gap), node, coef, move
 
 
-def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin):
+def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin, held):
     """Candidates of the motion x0 + dt v against the LiveColliders `colliders` (their motion from frac0 to frac1)
     and against other bodies, as row sets: (Candidates, node, coef, move, mu_other, collider, other); and whether a
-    body's box met the colliders' (no: no body comes near a collider's edges either)."""
+    body's box met the colliders' (no: no body comes near a collider's edges either). held: see detect."""
     s = settings
     rows = []
     # Cells: a render point stays inside its tet (or as far outside as its negative weights allow), so the
@@ -100,7 +101,7 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         near_points, _ = points_near(lay, np.flatnonzero(touching(clo, chi)[0]), x0, v, dt, touching)
         cand, node, coef, move = detect_candidates(lay, s, sides, near_points, c0, c1, colliders.tris,
                                                    colliders.normal, colliders.group, colliders.index, colliders.thick,
-                                                   colliders.onesided, cb, margin, c1 - c0, 4)
+                                                   colliders.onesided, held, cb, margin, c1 - c0, 4)
         rows.append((cand, node, coef, move, colliders.mu[cand.tri], colliders.index[cand.tri],
                      np.full(len(cand.point), -1)))
     for part, sl, j in lay["bodies"]:
@@ -123,7 +124,7 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         part.bvh.fit_leaves(leaves, p0, p1, reach)
         cand, node, coef, move = detect_candidates(lay, s, sides, near_points, p0, p1, lay["tris"][sl],
                                                    np.zeros((0, 3)), lay["tri_group"][sl], lay["tri_source"][sl],
-                                                   lay["tri_thick"][sl], lay["tri_onesided"][sl], part.bvh, margin,
+                                                   lay["tri_thick"][sl], lay["tri_onesided"][sl], held, part.bvh, margin,
                                                    np.zeros((0, 3)), STENCIL)
         cand.tri += sl.start
         rows.append((cand, node, coef, move, lay["tri_mu"][cand.tri], np.full(len(cand.point), -1),

@@ -125,7 +125,7 @@ class ContactStage:
         """The vertex rows of the motion x0 + dt v against colliders and other bodies, and whether any body came
         near a collider (see gather_rows)."""
         return gather_rows(self._layout, self.settings, self._sides, self._live_colliders(), x0, v, dt, frac0,
-                           frac1, margin)
+                           frac1, margin, self._held_inside())
 
     def _edge_rows(self, x0, v, dt, frac0, frac1, margin, rows):
         """Rows of the bodies' render edges against the colliders' feature edges (core.contact.edge_rows), given
@@ -327,20 +327,31 @@ class ContactStage:
                                  gap[wrong].max(initial=0.0) + 2.0 * self.settings.slop)
 
     def _free_insides(self, x0):
-        """Before a closed collider's first step: where a body's bulk (the centroid of its nodes) starts inside it,
-        its inside is free space as well as its outside, and it becomes two-sided, as an open collider (a ball
-        started inside a closed box stays in it; one-sided, it fell out through the floor). Its normals are not
+        """Before a closed collider's first step: the bodies whose bulk (the centroid of their nodes) starts inside
+        it are held inside it (Collider.holds): for them its outside is solid, its inside free (a ball started
+        inside a closed box stays in it; one-sided, it fell out through the floor; two-sided, with sides told per
+        point by side hints, a ball in a tumbling box was pushed through a wall moving into it). Its normals are not
         asked: an imported mesh's may face inward by mistake, and Blender users flip a container's for its
         inside."""
         offs = self._layout["offsets"]
-        bulk = np.array([x0[a:b].mean(axis=0) for a, b in zip(offs[:-1], offs[1:]) if b > a]).reshape(-1, 3)
+        bulk = np.array([x0[a:b].mean(axis=0) if b > a else np.full(3, np.nan)
+                         for a, b in zip(offs[:-1], offs[1:])]).reshape(-1, 3)
         for c in self.colliders:
             if c.sides_known or not len(c.triangles):
                 continue
             c.sides_known = True
-            if len(bulk) and np.any(np.abs(WindingNumber(c.start, c.triangles)(bulk)) > 0.5):
-                c.one_sided = False
-                self._live = None
+            if len(bulk):
+                inside = np.abs(WindingNumber(c.start, c.triangles)(bulk)) > 0.5
+                c.holds = frozenset(int(b) for b in np.flatnonzero(inside))
+                if c.holds:
+                    self._live = None
+
+    def _held_inside(self):
+        """(bodies, colliders) bool: body b is held inside collider c (Collider.holds)."""
+        held = np.zeros((len(self.surfaces), len(self.colliders)), np.bool_)
+        for c in self.colliders:
+            held[list(c.holds), c.index] = True
+        return held
 
     def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
         """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration

@@ -44,7 +44,8 @@ def _all_against_all(stage, x0, v, dt, margin):
         bvh = BVH(v0, tris)
         bvh.refit(v0, v1, reach(thick, onesided))
         slot_tri = np.empty((n, K), np.int64)
-        detect(p0, p1, np.arange(n), lay["group"], v0, v1, tris, np.zeros((0, 3)), group, thick, onesided, bvh.left,
+        detect(p0, p1, np.arange(n), lay["group"], v0, v1, tris, np.zeros((0, 3)), group, thick, onesided,
+               stage._held_inside(), bvh.left,
                bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi, margin, s.search_depth,
                max(s.search_depth, stage._sides.below_open(s)), stage._sides.hint,
                stage._sides.source, source, slot_tri, np.empty((n, K, 3)), np.empty((n, K, 3)), np.empty((n, K)))
