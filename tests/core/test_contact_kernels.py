@@ -367,7 +367,8 @@ def _plane_sides(hint, hint_source, height=1e-4):
     p = np.array([[0.1, 0.2, height]])
     slot_tri, slot_n = np.empty((1, 4), np.int64), np.empty((1, 4, 3))
     detect(p, p, np.array([0]), np.array([0]), v, v, tris, np.zeros((0, 3)), np.full(2, -1), np.zeros(2),
-           np.zeros(2, np.bool_), np.zeros((1, 1), np.bool_), bvh.left, bvh.right, bvh.start, bvh.count, bvh.order, bvh.lo, bvh.hi, 1e-3, 0.01,
+           np.zeros(2, np.bool_), np.zeros((1, 1), np.bool_), bvh.left, bvh.right, bvh.start, bvh.count, bvh.order,
+           bvh.lo, bvh.hi, 1e-3, 0.01,
            0.01, np.array([hint], np.float64), np.array([hint_source]), np.zeros(2, np.int64), slot_tri, np.empty((1, 4, 3)),
            slot_n, np.empty((1, 4)))
     return slot_n[0][slot_tri[0] >= 0]

@@ -323,10 +323,11 @@ def test_a_driven_body_ends_each_step_where_it_is_driven_and_pushes_another_with
 
 @pytest.mark.parametrize("normals", ["outward", "inward"])
 def test_a_ball_started_inside_a_closed_box_stays_in_it(normals):
-    # A closed collider is one-sided (outside free), but a body that starts inside it is held inside it (its outside
-    # solid for that body), whichever way its normals face (Blender users flip a container's; an imported mesh's may face inward by
-    # mistake). Thrown at 4 m/s at a wall 0.9 m away, the ball bounces off it and rolls on the inner floor. Before,
-    # it passed through the wall and fell out through the floor (its points were found behind the faces).
+    # A closed collider is one-sided (outside free), but a body that starts inside it is held inside it (its
+    # outside solid for that body), whichever way its normals face (Blender users flip a container's; an imported
+    # mesh's may face inward by mistake). Thrown at 4 m/s at a wall 0.9 m away, the ball bounces off it and rolls on
+    # the inner floor. Before, it passed through the wall and fell out through the floor (its points were found
+    # behind the faces).
     tm, _ = soft_ball(3, 0.1, (0.3, 0.0, 0.5), resolution=6)
     w = core.World()
     b = w.add_body(tm, rubber(0.5))
