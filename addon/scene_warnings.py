@@ -1,6 +1,6 @@
 """The warnings a scene's simulation may give about its setup: units, bodies too soft for their size, a Mirror after
-SoftFEM, shapes that cannot be read, bodies that start inside each other, meshes too coarse to draw their bend. Each returns its one-line message (or a
-list of them), or None when there is nothing to say."""
+SoftFEM, shapes that cannot be read, bodies that start inside each other, meshes too coarse to draw their bend.
+Each returns its one-line message (or a list of them), or None when there is nothing to say."""
 import numpy as np
 
 

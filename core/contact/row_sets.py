@@ -124,8 +124,8 @@ def gather_rows(lay, settings, sides, colliders, x0, v, dt, frac0, frac1, margin
         part.bvh.fit_leaves(leaves, p0, p1, reach)
         cand, node, coef, move = detect_candidates(lay, s, sides, near_points, p0, p1, lay["tris"][sl],
                                                    np.zeros((0, 3)), lay["tri_group"][sl], lay["tri_source"][sl],
-                                                   lay["tri_thick"][sl], lay["tri_onesided"][sl], held, part.bvh, margin,
-                                                   np.zeros((0, 3)), STENCIL)
+                                                   lay["tri_thick"][sl], lay["tri_onesided"][sl], held, part.bvh,
+                                                   margin, np.zeros((0, 3)), STENCIL)
         cand.tri += sl.start
         rows.append((cand, node, coef, move, lay["tri_mu"][cand.tri], np.full(len(cand.point), -1),
                      lay["tri_group"][cand.tri]))

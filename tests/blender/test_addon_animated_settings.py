@@ -101,6 +101,14 @@ def test_a_colliders_keyframed_friction_holds_a_cube_on_a_slope_then_lets_it_sli
     assert along[48] - along[24] > 0.5, along[48] - along[24]      # 1 s at 3.2 m/s²: 1.6 m
 
 
+def collision_floor(bpy):
+    """A 4 m Collision plane at the origin."""
+    bpy.ops.mesh.primitive_plane_add(size=4.0)
+    floor = bpy.context.active_object
+    floor.modifiers.new("Collision", 'COLLISION')
+    return floor
+
+
 def test_a_floor_whose_collision_checkbox_is_keyframed_off_lets_the_ball_resting_on_it_fall_through(blender,
                                                                                                       softfem):
     # Round 4: the keyframed checkbox changed the set of colliders in mid-play, which outdated the cache: from the
@@ -108,9 +116,7 @@ def test_a_floor_whose_collision_checkbox_is_keyframed_off_lets_the_ball_resting
     bpy = blender
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 36
-    bpy.ops.mesh.primitive_plane_add(size=4.0)
-    floor = bpy.context.active_object
-    floor.modifiers.new("Collision", 'COLLISION')
+    floor = collision_floor(bpy)
     floor.keyframe_insert('collision.use', frame=1)
     floor.collision.use = False
     floor.keyframe_insert('collision.use', frame=24)
@@ -136,9 +142,7 @@ def test_keyframed_disable_in_viewports_switches_a_floor_on_and_off_and_keeps_a_
     bpy = blender
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 40
-    bpy.ops.mesh.primitive_plane_add(size=4.0)
-    floor = bpy.context.active_object
-    floor.modifiers.new("Collision", 'COLLISION')
+    floor = collision_floor(bpy)
     for frame, disabled in ((1, True), (8, False), (30, True)):
         floor.hide_viewport = disabled
         floor.keyframe_insert('hide_viewport', frame=frame)

@@ -18,6 +18,17 @@ def free_ball(bpy, frames):
     return scene, ball
 
 
+def ball_in_wind(bpy, frames):
+    """A free ball without gravity and a Wind field 3 m behind it: strength 3, flow 4, so the drift is 0.75 m/s
+    along the field's Z axis (+X)."""
+    scene, ball = free_ball(bpy, frames)
+    scene.use_gravity = False
+    bpy.ops.object.effector_add(type='WIND', location=(-3.0, 0.0, 2.0), rotation=(0.0, math.pi / 2, 0.0))
+    wind = bpy.context.active_object
+    wind.field.strength, wind.field.flow = 3.0, 4.0
+    return scene, ball, wind
+
+
 def centre_velocity(softfem, scene, frame):
     sess = softfem.addon.session.existing(scene)
     (x, v, _), = sess.state(frame)
@@ -32,11 +43,7 @@ def play(scene, frames):
 
 def test_wind_pushes_a_body_at_the_steady_drift_strength_over_flow(blender, softfem):
     bpy = blender
-    scene, ball = free_ball(bpy, 48)
-    scene.use_gravity = False
-    bpy.ops.object.effector_add(type='WIND', location=(-3.0, 0.0, 2.0), rotation=(0.0, math.pi / 2, 0.0))
-    wind = bpy.context.active_object
-    wind.field.strength, wind.field.flow = 3.0, 4.0           # drift 0.75 m/s along the field's Z axis (+X)
+    scene, ball, wind = ball_in_wind(bpy, 48)
     play(scene, range(1, 49))                                # 2 s: e^(-8) of the start remains
     v = centre_velocity(softfem, scene, 48)
     np.testing.assert_allclose(v, (0.75, 0.0, 0.0), atol=0.0075)   # within 1 %
@@ -50,11 +57,7 @@ def test_wind_pushes_a_body_at_the_steady_drift_strength_over_flow(blender, soft
 def test_a_wind_whose_disable_in_viewports_is_keyframed_blows_only_where_it_is_enabled(blender, softfem):
     # Session 43: keyframing the monitor icon changed the set of fields in mid-play, which outdated the cache.
     bpy = blender
-    scene, ball = free_ball(bpy, 24)
-    scene.use_gravity = False
-    bpy.ops.object.effector_add(type='WIND', location=(-3.0, 0.0, 2.0), rotation=(0.0, math.pi / 2, 0.0))
-    wind = bpy.context.active_object
-    wind.field.strength, wind.field.flow = 3.0, 4.0
+    scene, ball, wind = ball_in_wind(bpy, 24)
     for frame, disabled in ((1, True), (12, False)):
         wind.hide_viewport = disabled
         wind.keyframe_insert('hide_viewport', frame=frame)
