@@ -10,6 +10,11 @@ from .triangle import closest_point_barycentric, plane_barycentric
 CANDIDATES = 4096   # candidate triangles examined per point (a long segment over a fine mesh)
 CHUNK = 256         # points per parallel work item (buffers are allocated per chunk)
 BARY_TOLERANCE = 0.003   # a point may project this far (in barycentric units) past a triangle edge
+# A side hint tells the side of the triangles within 60° of it: across a sharper fold of an open mesh (a cup's wall
+# and its floor, at 90°) the hint says nothing of the other face, and taken there as "the side n·hint ≥ 0" it put a
+# cube resting in the cup on the floor's underside, pushed down through it against the plane below (the two rows'
+# post-stabilisation threw a cage node 1e14 m)
+HINT_COSINE = 0.5
 
 
 @njit(cache=True, inline="always")
@@ -69,9 +74,9 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
     offset plane is linear over the step; the constraint is recorded when H(1) < τ + margin and the
     point, at the time it reaches the offset plane (or at the start if already inside the shell),
     projects inside the triangle. Open meshes are two-sided: the side is the one of the point's
-    previous contact normal side_hint (if nonzero and the point is within hint_depth of the
-    plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through) and
-    came from this surface (hint_source[pid] == tri_source[t]: another surface's normal tells nothing of this
+    previous contact normal side_hint (if nonzero, within 60° of ±n (HINT_COSINE), and the point is within
+    hint_depth of the plane, so a point that sank slightly below a zero-thickness plane is pushed back, not through)
+    and came from this surface (hint_source[pid] == tri_source[t]: another surface's normal tells nothing of this
     one's sides), else the side the point starts on; closed meshes are one-sided: a point behind its nearest
     triangle is inside and gets a single
     push-out constraint along that triangle's normal (unless an equally near triangle sees it in front); for a body
@@ -144,8 +149,8 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
                         bu, bv, bw = u, v, w
                         bnx, bny, bnz = nx, ny, nz
                     s = 1.0
-                elif ((hx != 0.0 or hy != 0.0 or hz != 0.0) and hsource == tri_source[t]
-                      and abs(h0) < hint_depth + tau):
+                elif (hsource == tri_source[t] and abs(h0) < hint_depth + tau
+                      and abs(hx * nx + hy * ny + hz * nz) >= HINT_COSINE):
                     s = 1.0 if hx * nx + hy * ny + hz * nz >= 0.0 else -1.0
                 elif h0 > 0.0:
                     s = 1.0
