@@ -98,10 +98,11 @@ def _advance(x, r, p, ap, step):
 
 @njit(parallel=True, cache=True, fastmath=FAST_SUMS)
 def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef, pk, pblocks, pinv, free, x, r, p, z,
-                                 ap, lo, hi, rz, limit, max_iterations, serial, coarse_ranges, coarse_inverse):
+                                 ap, rz, limit, max_iterations, serial, coarse_ranges, coarse_inverse):
     """The iterations of block-Jacobi CG on assembled blocks in one kernel (a Python loop of kernel calls spent
-    ~25 µs an iteration in dispatch, a fifth of a small body's step): the island's rows lo ≤ n < hi, its bodies'
-    block rows `ranges` (B,2) and its contact penalty blocks `pblocks`, from r, z = S P⁻¹ r, p = z and rz = r·z,
+    ~25 µs an iteration in dispatch, a fifth of a small body's step): the island's bodies' block rows `ranges` (B,2)
+    (its vector updates too: in a pile, looping over the whole model's rows made a 2-body island's iteration cost twice
+    two bodies') and its contact penalty blocks `pblocks`, from r, z = S P⁻¹ r, p = z and rz = r·z,
     until rz ≤ limit or max_iterations. Whole-model arrays. serial: the kernels run on one thread (the products then
     read the upper blocks alone, block_sparse.upper_product). coarse_ranges (C,2), coarse_inverse (3C,3C): bodies
     whose rigid translations are added to the preconditioner as a coarse space (Translations.coarse; C = 0 for
@@ -124,7 +125,8 @@ def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef,
             break
         step = rz_full / pap
         rz_new = 0.0
-        for n in prange(lo, hi):
+        for i in prange(rows.shape[0]):
+            n = rows[i]
             for k in range(3):
                 x[n, k] += step * p[n, k]
                 r[n, k] -= step * ap[n, k]
@@ -133,7 +135,8 @@ def _assembled_jacobi_iterations(row_ptr, col, diag, data, ranges, pnode, pcoef,
         coarse = np.zeros((coarse_ranges.shape[0], 3))
         rz_full_new = rz_new + _coarse_solve(r, free, coarse_ranges, coarse_inverse, coarse)
         beta = rz_full_new / rz_full
-        for n in prange(lo, hi):
+        for i in prange(rows.shape[0]):
+            n = rows[i]
             for k in range(3):
                 p[n, k] = z[n, k] + beta * p[n, k]
         _add_coarse(p, free, coarse_ranges, coarse)
@@ -311,8 +314,8 @@ def _island_pcg(system, bodies, penalty, penalty_blocks, b_all, x_all, free_all,
     rz = precondition(r) if translations.correct(x_all, work.r, work.t, untouched=True) else rz0
     p[:] = z
     if multigrid is None and fine is not None:
-        it, rz = _assembled_jacobi_iterations(*fine, pinv_all, free_all, x_all, work.r, work.p, work.z, work.ap, lo, hi,
-                                              rz, tolerance * tolerance * ref, max_iterations, get_num_threads() == 1,
+        it, rz = _assembled_jacobi_iterations(*fine, pinv_all, free_all, x_all, work.r, work.p, work.z, work.ap, rz,
+                                              tolerance * tolerance * ref, max_iterations, get_num_threads() == 1,
                                               *translations.coarse())
         translations.correct(x_all, work.r, work.t)
         return it, float(np.sqrt(max(rz, 0.0) / ref))
