@@ -6,7 +6,7 @@ on a 10 m Collision plane, and above it two layers of nine props on a 0.3 m grid
 Soft Body with nothing else set (resolution 12, E = 1e5 Pa, 4 substeps at 24 fps). 96 frames by frame_set, nothing
 cached before. Prints per frame ms every 12 frames, the median ms per frame after the first and the total, the lowest
 render vertex against the shell (0.02 m), the cages' tets, and the cubes' and icospheres' volume kept at the end.
-`--resolution N` cages every prop at N instead (a small prop at 12 gets as many cells as a big one: 8.6k tets for a
+`--resolution N` cages every prop at N instead (a small prop at 12 gets as many cells as a big one: 11k tets for a
 0.2 m cube).
 Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/pile.py [--resolution N] [--frames 96]
 """
