@@ -15,10 +15,11 @@ import os
 import sys
 import tempfile
 import time
+from importlib import import_module
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "blender"))
-import conftest  # noqa: E402  (sets the throwaway Blender user folder before bpy is imported)
+import conftest  # noqa: E402,F401  (sets the throwaway Blender user folder before bpy is imported)
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 from addon_testing import link_and_enable  # noqa: E402
@@ -110,7 +111,6 @@ def main():
             print(f"frame {f}: {ms[-1]:.0f} ms, the props' widest |x|, |y| "
                   f"{max(np.abs(world_mesh(o)[0][:, :2]).max() for o in objs):.3f} m (the box's walls at 0.6)", flush=True)
     kept = [volume(*world_mesh(o)) / v for o, v in zip(closed, v0)]
-    from importlib import import_module
     session = import_module("bl_ext.user_default.softfem.addon.session").existing(scene)
     tets = sum(len(b.tm.tets) for b in session.bodies)
     print(f"18 props, resolution {args.resolution or 12}, {tets} tets: median {np.median(ms[1:]):.0f} ms/frame "
