@@ -15,7 +15,6 @@ import os
 import sys
 import tempfile
 import time
-from importlib import import_module
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "blender"))
@@ -23,6 +22,7 @@ import conftest  # noqa: E402,F401  (sets the throwaway Blender user folder befo
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 from addon_testing import link_and_enable  # noqa: E402
+from vs_blender_softbody import enclosed_volume, mesh_arrays  # noqa: E402
 
 SHELL = 0.02   # Blender's default Collision outer thickness
 
@@ -66,25 +66,6 @@ def props(resolution):
     return objs
 
 
-def world_mesh(obj):
-    """The evaluated mesh's vertices in world space and its triangles."""
-    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    mesh = ev.to_mesh()
-    mesh.calc_loop_triangles()
-    v = np.empty(len(mesh.vertices) * 3)
-    mesh.vertices.foreach_get("co", v)
-    t = np.empty(len(mesh.loop_triangles) * 3, np.int64)
-    mesh.loop_triangles.foreach_get("vertices", t)
-    ev.to_mesh_clear()
-    m = np.array(obj.matrix_world)
-    return v.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3], t.reshape(-1, 3)
-
-
-def volume(v, t):
-    a, b, c = (v[t[:, k]] for k in range(3))
-    return float(np.einsum("ij,ij->", a, np.cross(b, c)) / 6.0)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--resolution", type=int, default=0)
@@ -99,20 +80,25 @@ def main():
     bpy.context.active_object.modifiers.new("Collision", 'COLLISION')
     open_box(1.2)
     objs = props(args.resolution)
-    closed = [o for k, o in enumerate(objs) if k % 3 != 2]   # Suzanne is open (her eyes): no enclosed volume
-    v0 = [volume(*world_mesh(o)) for o in closed]
+    closed = [k for k in range(len(objs)) if k % 3 != 2]   # Suzanne is open (her eyes): no enclosed volume
+
+    def positions():
+        return [mesh_arrays(o, bpy.context.evaluated_depsgraph_get()) for o in objs]
+
+    shapes = positions()
+    v0 = [enclosed_volume(*shapes[k]) for k in closed]
     ms, lowest = [], np.inf
     for f in range(1, args.frames + 1):
         t0 = time.perf_counter()
         scene.frame_set(f)
         ms.append((time.perf_counter() - t0) * 1e3)
-        lowest = min(lowest, min(world_mesh(o)[0][:, 2].min() for o in objs))
+        shapes = positions()
+        lowest = min(lowest, min(v[:, 2].min() for v, _ in shapes))
         if f % 12 == 0:
             print(f"frame {f}: {ms[-1]:.0f} ms, the props' widest |x|, |y| "
-                  f"{max(np.abs(world_mesh(o)[0][:, :2]).max() for o in objs):.3f} m (the box's walls at 0.6)", flush=True)
-    kept = [volume(*world_mesh(o)) / v for o, v in zip(closed, v0)]
-    session = import_module("bl_ext.user_default.softfem.addon.session").existing(scene)
-    tets = sum(len(b.tm.tets) for b in session.bodies)
+                  f"{max(np.abs(v[:, :2]).max() for v, _ in shapes):.3f} m (the box's walls at 0.6)", flush=True)
+    kept = [enclosed_volume(*shapes[k]) / v for k, v in zip(closed, v0)]
+    tets = sum(o.softfem.cage_tets for o in objs)
     print(f"18 props, resolution {args.resolution or 12}, {tets} tets: median {np.median(ms[1:]):.0f} ms/frame "
           f"after the first, {sum(ms[1:]) / 1e3:.1f} s for frames 2-{args.frames}; lowest vertex {lowest:.4f} m "
           f"(shell {SHELL}); volume kept by the cubes and icospheres {min(kept):.1%}-{max(kept):.1%}")
