@@ -8,10 +8,13 @@ costs Blender ~4x the time; earlier versions of this benchmark compared against 
 Prints the median ms per frame after the first frame for each and their ratios; the total time of frames 2-60 (what a
 bake of the shot costs: the landings, which the median leaves out, weigh most in it) and its ratio; the volume kept at
 frame 60.
-`--core` adds the earlier core-only figure (the same meshes through core at cage resolution 8, E = 1e6 Pa: not
-the add-on's defaults), labelled as such.
-Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/vs_blender_softbody.py [--core]
+`--resolution N` and `--substeps N` run SoftFEM at that cage resolution or those substeps instead of the defaults
+(what other defaults would buy; labelled in the output). `--core` adds the earlier core-only figure (the same meshes
+through core at cage resolution 8, E = 1e6 Pa: not the add-on's defaults), labelled as such.
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/vs_blender_softbody.py [--resolution N] [--substeps N]
+     [--core]
 """
+import argparse
 import os
 import sys
 import tempfile
@@ -89,13 +92,18 @@ def play(bpy, scene, ball, v0, tris):
             float(v[:, 2].min()))
 
 
-def run_addon():
+def run_addon(resolution=None, substeps=None):
+    """SoftFEM through the add-on: its defaults, or the given cage resolution and substeps."""
     bpy, scene, plane, ball = blender_scene()
     v0, tris = mesh_arrays(ball)
     bpy.ops.object.select_all(action='DESELECT')
     ball.select_set(True)
     bpy.context.view_layer.objects.active = ball
+    if resolution is not None:
+        ball.softfem.resolution = resolution
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    if substeps is not None:
+        scene.softfem.substeps = substeps
     settings = (ball.softfem.resolution, ball.softfem.youngs_modulus, scene.softfem.substeps, ball.softfem.cage_tets)
     return play(bpy, scene, ball, v0, tris) + (settings,)
 
@@ -124,7 +132,13 @@ def run_core(substeps):
 
 
 def main():
-    ms_a, total_a, vol_a, low_a, (res, e, substeps, tets) = run_addon()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--resolution", type=int, help="the cage resolution instead of the default")
+    parser.add_argument("--substeps", type=int, help="substeps per frame instead of the default")
+    parser.add_argument("--core", action="store_true", help="add the earlier core-only figure")
+    args = parser.parse_args()
+    ms_a, total_a, vol_a, low_a, (res, e, substeps, tets) = run_addon(args.resolution, args.substeps)
+    label = "defaults" if args.resolution is None and args.substeps is None else "set"
     blender = [("Blender Soft Body (defaults)", run_blender(False)),
                ("Blender Soft Body, Face collision on", run_blender(True))]
     print(f"Icosphere 2562 vertices, r = 0.5 m, dropped from {HEIGHT} m on a Collision plane (outer thickness "
@@ -132,13 +146,13 @@ def main():
           f"{open('/proc/loadavg').read().split()[0] if os.path.exists('/proc/loadavg') else '?'})")
     print(f"{'':44}{'ms/frame':>10}{'SoftFEM speed':>15}{'total s':>9}{'SoftFEM speed':>15}{'volume kept':>13}"
           f"{'lowest z mm':>13}")
-    print(f"{f'SoftFEM add-on defaults (res {res}, E {e:g}, {substeps} sub)':44}{ms_a:>10.1f}{'':>15}"
+    print(f"{f'SoftFEM add-on {label} (res {res}, E {e:g}, {substeps} sub)':44}{ms_a:>10.1f}{'':>15}"
           f"{total_a:>9.2f}{'':>15}{vol_a * 100:>12.1f}%{low_a * 1e3:>13.1f}")
     for label, (ms_b, total_b, vol_b, low_b) in blender:
         print(f"{label:44}{ms_b:>10.1f}{ms_b / ms_a:>14.2f}x{total_b:>9.2f}{total_b / total_a:>14.2f}x"
               f"{vol_b * 100:>12.1f}%{low_b * 1e3:>13.1f}")
     print(f"(SoftFEM speed: Blender's time / SoftFEM's, above 1 when SoftFEM is faster; SoftFEM cage: {tets} tets)")
-    if "--core" in sys.argv:
+    if args.core:
         ms_b = blender[0][1][0]
         for n in SUBSTEPS:
             ms_s, vol_s = run_core(n)
