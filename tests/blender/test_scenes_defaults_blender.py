@@ -493,7 +493,7 @@ def test_the_live_bunny_dropped_30_cm_lands_on_the_shell_keeps_its_volume_and_co
     bunny.location = (bunny.location.x - p[:, 0].mean(), bunny.location.y - p[:, 1].mean(),
                       bunny.location.z - p[:, 2].min() + shell + 0.3)
     make_soft(bpy, bunny)
-    body = softfem.addon.session.session_for(scene)
+    sess = softfem.addon.session.session_for(scene)
     scene.frame_set(1)
     prev = evaluated_world(bpy, bunny)
     lowest, landed, still = np.inf, None, None
@@ -511,5 +511,5 @@ def test_the_live_bunny_dropped_30_cm_lands_on_the_shell_keeps_its_volume_and_co
     assert lowest > shell - 0.001, f"{(shell - lowest) * 1e3:.1f} mm into the Collision shell"
     assert abs(p[:, 2].min() - shell) < 0.001                                   # resting on it
     assert landed is not None and still is not None and (still - landed) / scene.render.fps < 3.0, (landed, still)
-    tm = body.bodies[0].tm
-    assert tm.volumes(body.bodies[0].handle.x).sum() / tm.volumes(body.state(1)[0][0]).sum() > 0.97
+    tm = sess.bodies[0].tm
+    assert tm.volumes(sess.bodies[0].handle.x).sum() / tm.volumes(sess.state(1)[0][0]).sum() > 0.97
