@@ -86,7 +86,7 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                      options=set(),
                                      description="Mooney-Rivlin second shear coefficient in pascals (stiffening "
                                                  "under biaxial stretch); C10 + C01 must be above 0")
-    damping: FloatProperty(name="Damping (s)", default=0.001, min=0.0, soft_max=0.1, precision=4,
+    damping: FloatProperty(name="Damping (s)", default=0.01, min=0.0, soft_max=0.1, precision=4,
                            unit='TIME_ABSOLUTE', update=_material_changed,
                            description="Rayleigh stiffness damping in seconds: a vibration of angular "
                                        "frequency w loses a damping ratio of damping*w/2")

@@ -1,4 +1,4 @@
-"""Scenes users build, at the add-on's defaults (cage resolution 12, E = 1e5 Pa, ν = 0.45, β = 0.001 s, 4 substeps
+"""Scenes users build, at the add-on's defaults (cage resolution 12, E = 1e5 Pa, ν = 0.45, β = 0.01 s, 4 substeps
 at 24 fps, CG cap 50): Blender's default cube (8 vertices) on a slope, stacked, dropped and put to sleep, and on a
 soft slab on a slope."""
 import numpy as np
@@ -14,7 +14,7 @@ G = 9.81
 
 
 def defaults(friction=0.5, youngs_modulus=1e5):
-    return core.Material(youngs_modulus=youngs_modulus, poisson_ratio=0.45, density=1000.0, damping_stiffness=0.001,
+    return core.Material(youngs_modulus=youngs_modulus, poisson_ratio=0.45, density=1000.0, damping_stiffness=0.01,
                          friction=friction)
 
 
