@@ -44,7 +44,7 @@ def bunny_world(preconditioner="auto"):
     kw = {"preconditioner": preconditioner} if preconditioner != "auto" else {}   # older cores lack the knob
     world = core.World(settings=core.SolverSettings(newton_iterations=1, cg_iterations=50, **kw))
     world.add_body(tm, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
-                                     damping_stiffness=0.001, friction=0.5))
+                                     damping_stiffness=0.01, friction=0.5))
     floor = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float)
     world.add_collider(floor, np.array([[0, 1, 2], [0, 2, 3]]), friction=0.5, thickness=0.02)
     return tm, world

@@ -1,7 +1,7 @@
 """Blender's default cubes stacked on a floor at the add-on's defaults (two, or --cubes N): ms per step with each CG
 preconditioner.
 
-Each cube (0.2 m, 8 vertices) caged at resolution 12, E = 1e5, ν = 0.45, ρ = 1000, damping 0.001 s, friction 0.5,
+Each cube (0.2 m, 8 vertices) caged at resolution 12, E = 1e5, ν = 0.45, ρ = 1000, damping 0.01 s, friction 0.5,
 Δt = 1/96, CG cap 50, tolerance 1e-3, sleeping off; the cubes fall 0.5 mm onto the floor and onto each other. The
 first --warmup steps are not timed (landing; JIT from the disk cache), the next --steps are.
 Usage: .venv/bin/python benchmarks/stacked_cubes.py [--cubes 2] [--steps 48] [--warmup 48]

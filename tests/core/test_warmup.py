@@ -61,7 +61,7 @@ def body(world, centre, pin_top=False, **material):
     v, f = icosphere(2, 0.2, centre)
     mesh = core.tetrahedralize(v, f, resolution=6, mode="cage")
     mesh.embedding.triangles = f
-    defaults = dict(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, friction=0.5, damping_stiffness=0.001)
+    defaults = dict(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, friction=0.5, damping_stiffness=0.01)
     pinned = [int(np.argmax(mesh.nodes[:, 2]))] if pin_top else None
     return world.add_body(mesh, core.Material(**dict(defaults, **material)), pinned=pinned)
 
