@@ -455,3 +455,25 @@ def test_a_soft_body_whose_mesh_is_linked_from_a_library_is_reported_until_made_
     scene.frame_set(2)
     assert sess.error is None and sess.core_calls > 0
     assert evaluated_world(bpy, jelly)[:, 2].min() < modelled[:, 2].min()    # falling
+
+
+def test_applying_the_softfem_modifier_keeps_the_shape_and_says_how_to_stop_simulating(blender, softfem):
+    # The advice was "Remove SoftFEM and Add SoftFEM again", right for a deleted modifier only: after an Apply the
+    # user wants the applied shape kept, which Remove SoftFEM alone does.
+    bpy = blender
+    scene, ball = make_ball(bpy, frames=12)
+    for f in range(1, 9):
+        scene.frame_set(f)
+    shown = evaluated_world(bpy, ball)
+    assert bpy.ops.object.modifier_apply(modifier="SoftFEM") == {'FINISHED'}
+    for f in range(9, 12):    # the mesh changed: the cache is outdated, nothing simulated
+        scene.frame_set(f)
+    assert np.allclose(evaluated_world(bpy, ball), shown, atol=1e-6)
+    for f in range(1, 5):     # replayed from the start: simulated, and said once that the mesh cannot show it
+        scene.frame_set(f)
+    assert np.allclose(evaluated_world(bpy, ball), shown, atol=1e-6)
+    sess = softfem.addon.session.existing(scene)
+    advice = [w for w in sess.warnings if "lost its SoftFEM modifier" in w]
+    assert len(advice) == 1 and "Remove SoftFEM keeps the mesh as it is" in advice[0] and sess.error is None
+    assert bpy.ops.softfem.remove_soft_body() == {'FINISHED'}
+    assert not ball.softfem.enabled and np.allclose(evaluated_world(bpy, ball), shown, atol=1e-6)

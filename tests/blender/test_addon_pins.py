@@ -126,5 +126,7 @@ def test_light_pin_weights_follow_a_keyframed_move_hanging_below_the_weight_one_
         target = local + np.array(obj.location)
         np.testing.assert_allclose(world[top], target[top], atol=1e-6)
         lag.append(np.abs(world - target).max())
-    assert max(lag[:24]) > 5e-3          # the springy part lags behind the move ...
-    assert lag[-1] < 0.5 * max(lag[:24])  # ... and catches up, hanging below the weight-1 vertices
+    # the springy part lags behind the move (15.6 mm at most; 18.7 at Damping 0.001 s) and catches up, to hang
+    # still below the weight-1 vertices (8.0 mm at either damping)
+    assert max(lag[:24]) > 5e-3
+    assert lag[-1] < 0.6 * max(lag[:24]) and np.ptp(lag[-24:]) < 1e-4
