@@ -12,7 +12,7 @@ frame 60.
 (what other defaults would buy; labelled in the output). `--core` adds the earlier core-only figure (the same meshes
 through core at cage resolution 8, E = 1e6 Pa: not the add-on's defaults), labelled as such.
 Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/vs_blender_softbody.py [--resolution N] [--substeps N]
-     [--core]
+     [--damping S] [--core]
 """
 import argparse
 import os
@@ -92,8 +92,8 @@ def play(bpy, scene, ball, v0, tris):
             float(v[:, 2].min()))
 
 
-def run_addon(resolution=None, substeps=None):
-    """SoftFEM through the add-on: its defaults, or the given cage resolution and substeps."""
+def run_addon(resolution=None, substeps=None, damping=None):
+    """SoftFEM through the add-on: its defaults, or the given cage resolution, substeps and damping."""
     bpy, scene, plane, ball = blender_scene()
     v0, tris = mesh_arrays(ball)
     bpy.ops.object.select_all(action='DESELECT')
@@ -102,9 +102,12 @@ def run_addon(resolution=None, substeps=None):
     if resolution is not None:
         ball.softfem.resolution = resolution
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    if damping is not None:
+        ball.softfem.damping = damping
     if substeps is not None:
         scene.softfem.substeps = substeps
-    settings = (ball.softfem.resolution, ball.softfem.youngs_modulus, scene.softfem.substeps, ball.softfem.cage_tets)
+    settings = (ball.softfem.resolution, ball.softfem.youngs_modulus, round(ball.softfem.damping, 6), scene.softfem.substeps,
+                ball.softfem.cage_tets)
     return play(bpy, scene, ball, v0, tris) + (settings,)
 
 
@@ -135,10 +138,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resolution", type=int, help="the cage resolution instead of the default")
     parser.add_argument("--substeps", type=int, help="substeps per frame instead of the default")
+    parser.add_argument("--damping", type=float, help="the body's Damping in s instead of the default")
     parser.add_argument("--core", action="store_true", help="add the earlier core-only figure")
     args = parser.parse_args()
-    ms_a, total_a, vol_a, low_a, (res, e, substeps, tets) = run_addon(args.resolution, args.substeps)
-    label = "defaults" if args.resolution is None and args.substeps is None else "set"
+    ms_a, total_a, vol_a, low_a, (res, e, damping, substeps, tets) = run_addon(args.resolution, args.substeps,
+                                                                               args.damping)
+    label = "defaults" if (args.resolution, args.substeps, args.damping) == (None, None, None) else "set"
     blender = [("Blender Soft Body (defaults)", run_blender(False)),
                ("Blender Soft Body, Face collision on", run_blender(True))]
     print(f"Icosphere 2562 vertices, r = 0.5 m, dropped from {HEIGHT} m on a Collision plane (outer thickness "
@@ -146,7 +151,7 @@ def main():
           f"{open('/proc/loadavg').read().split()[0] if os.path.exists('/proc/loadavg') else '?'})")
     print(f"{'':44}{'ms/frame':>10}{'SoftFEM speed':>15}{'total s':>9}{'SoftFEM speed':>15}{'volume kept':>13}"
           f"{'lowest z mm':>13}")
-    print(f"{f'SoftFEM add-on {label} (res {res}, E {e:g}, {substeps} sub)':44}{ms_a:>10.1f}{'':>15}"
+    print(f"{f'SoftFEM add-on {label} (res {res}, E {e:g}, {damping:g} s, {substeps} sub)':44}{ms_a:>10.1f}{'':>15}"
           f"{total_a:>9.2f}{'':>15}{vol_a * 100:>12.1f}%{low_a * 1e3:>13.1f}")
     for label, (ms_b, total_b, vol_b, low_b) in blender:
         print(f"{label:44}{ms_b:>10.1f}{ms_b / ms_a:>14.2f}x{total_b:>9.2f}{total_b / total_a:>14.2f}x"
