@@ -272,8 +272,9 @@ class Session:
             if obj is None or obj.mode == 'EDIT':  # being edited: its mesh data is not the one shown
                 continue
             if bridge.output_modifier(obj) is None:
-                self.warn(f"'{obj.name}' has lost its SoftFEM modifier (applied or deleted), so it no longer shows the "
-                          "simulation: Remove SoftFEM keeps the mesh as it is; Remove and Add SoftFEM simulates it again")
+                self.warn(f"'{obj.name}' has lost its SoftFEM modifier (applied or deleted), so it no longer shows "
+                          "the simulation: Remove SoftFEM keeps the mesh as it is; Remove and Add SoftFEM simulates "
+                          "it again")
             # Nodes to local space first: a few thousand points instead of every render vertex.
             local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
             bridge.write_local_positions(obj, local)

@@ -4,8 +4,8 @@ per frame, timed through the landing.
 The frames are driven as live playback drives them: scene.frame_set(f) for f = 1..N, nothing cached, the
 frame handler simulating each frame and writing it back. Prints the median and 90th percentile per frame of
 the whole frame_set, World.step (the solver) split into FEM and contact parts, and the add-on's own work.
-Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/live_playback.py [--frames 60] [--substeps N] [--damping S]
-     [--profile]
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/live_playback.py [--frames 60] [--substeps N]
+     [--damping S] [--profile]
 """
 import argparse
 import cProfile

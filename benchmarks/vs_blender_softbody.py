@@ -106,8 +106,8 @@ def run_addon(resolution=None, substeps=None, damping=None):
         ball.softfem.damping = damping
     if substeps is not None:
         scene.softfem.substeps = substeps
-    settings = (ball.softfem.resolution, ball.softfem.youngs_modulus, round(ball.softfem.damping, 6), scene.softfem.substeps,
-                ball.softfem.cage_tets)
+    settings = (ball.softfem.resolution, ball.softfem.youngs_modulus, round(ball.softfem.damping, 6),
+                scene.softfem.substeps, ball.softfem.cage_tets)
     return play(bpy, scene, ball, v0, tris) + (settings,)
 
 

@@ -122,7 +122,7 @@ def test_dropped_icosphere_squashes_bounces_keeps_its_volume_and_comes_to_rest_w
     assert least > 0.8, f"squashed to {least:.0%} of its volume"
     assert volume(prev, tris) / v0 > 0.97
     assert abs(prev[:, 2].min() - plane.collision.thickness_outer) < 0.001   # resting on the Collision shell
-    # At rest (render points below 1 mm/s) 2.8 s after landing, asleep 3.0 s after. It bounces twice and then bobs
+    # At rest (render points below 1 mm/s) 2.8 s after landing, asleep 3.0 s after. It bounces, and then bobs
     # on its contact patch at 2 Hz; at the former default damping (0.001 s, a damping ratio of 0.006 for the bob) it
     # was 4.8 s, and 8 s before settling damped the bob's tail. Before rolling resistance it rolled to and fro by 5 cm
     # on its cage's anisotropy and never rested.

@@ -34,7 +34,7 @@ def ball_drop(seconds):
 def test_a_landed_ball_stops_bobbing_on_its_patch_and_rests_within_3_s_with_its_bounces_untouched(monkeypatch):
     points, settling, asleep = ball_drop(6.0)
     monkeypatch.setattr(core.sleep, "SETTLE_DAMPING", 0.0)
-    free, _, free_asleep = ball_drop(6.0)
+    free, _, _ = ball_drop(6.0)
     landed = int(np.argmax(points[:, :, 2].min(axis=1) < 0.001))
     first = int(np.argmax(settling > 0))
     speed = np.linalg.norm(np.diff(points, axis=0), axis=2).max(axis=1) / DT
