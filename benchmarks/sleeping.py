@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "core"))
 
 import core  # noqa: E402
 from contact_scenes import box_surface, icosphere, plane  # noqa: E402
+from test_scenes_defaults import defaults  # noqa: E402
 
 DT = 1.0 / 96.0
 
@@ -28,7 +29,7 @@ def scene(kind, sleeping):
         v, t = icosphere(4, 0.25, (0.0, 0.0, 0.26))
     tm = core.tetrahedralize(v, t, resolution=12, mode="cage")
     tm.embedding.triangles = t
-    w.add_body(tm, core.Material(1e5, 0.45, 1000.0, damping_stiffness=0.01, friction=0.5))
+    w.add_body(tm, defaults())
     return w
 
 

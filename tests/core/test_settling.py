@@ -10,7 +10,7 @@ import core.sleep
 from contact_scenes import icosphere, plane
 from core.contact.contacts import Contacts
 from core.sleep import SETTLE_SPEED, sliding_motion, support_normals
-from test_scenes_defaults import DT, G, slope_run
+from test_scenes_defaults import DT, G, defaults, slope_run
 
 
 def ball_drop(seconds):
@@ -21,7 +21,7 @@ def ball_drop(seconds):
     v, t = icosphere(4, 0.5, (0.0, 0.0, 2.0))
     tm = core.tetrahedralize(v, t, resolution=12, mode="cage")
     tm.embedding.triangles = t
-    body = w.add_body(tm, core.Material(1e5, 0.45, 1000.0, damping_stiffness=0.01, friction=0.5))
+    body = w.add_body(tm, defaults())
     points, settling, asleep = [tm.embedding.positions(body.x)], [0], [False]
     for _ in range(int(round(seconds / DT))):
         w.step(DT)
