@@ -24,6 +24,12 @@ from .upright import keep_tets_upright
 
 __all__ = ["World", "SolverSettings"]
 
+# Contact as one problem: rows are detected along the motion predicted under gravity, out to the margin plus this
+# fraction of a step's predicted travel (what the solve's motion may add), and the result is checked for new contacts
+# at most MAX_CHECKS times a step (each found set is added and the step solved again).
+PREDICTION_REACH = 0.5
+MAX_CHECKS = 2
+
 
 
 class World:
@@ -228,6 +234,9 @@ class World:
                 kinematic = self._model.pinned | self._driven
                 target[held] = np.where(kinematic[held, None], target[held], backup.x[held])
                 inv_mass = np.where(held, 0.0, inv_mass)
+        if self._contact.settings.solver == "mlcp":
+            self._step_one_problem(dt, t0, backup, target, held, inv_mass)
+            return
         # The contacts this step would make, predicted from the velocity under gravity alone (pins moving to
         # their targets), enter the implicit solve as penalty rows: each body (or pile of touching bodies)
         # answers them through its stiffness. The correction after the solve (_contact_correct) then removes
@@ -273,6 +282,66 @@ class World:
         self._contact.finish_step()   # (after support_normals has seen which colliders moved)
         self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, self._smooth_motion(stats))
         stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
+        stats["contacts"] = len(self._contact.contacts)
+        stats["seconds"]["total"] = time.perf_counter() - t0
+        self.stats = stats
+
+    def _step_one_problem(self, dt, t0, backup, target, held, inv_mass):
+        """The step with contact as one problem: detect once along the motion predicted under gravity (pins moving to
+        their targets), solve the implicit step with the contact rows (core.contact.problem), check the result's
+        motion for contacts the rows lack and solve again with them, record the contacts."""
+        guess = backup.v.copy()
+        add_rows(guess, None, dt * self._gravity)
+        guess[held] = (target[held] - backup.x[held]) / dt
+        counts = self._node_counts()
+        speed = float(np.sqrt(np.max(np.einsum("nd,nd->n", guess, guess), initial=0.0)))
+        margin = self._contact.settings.margin + PREDICTION_REACH * dt * speed
+        with solver_threads(self._model.num_tets):
+            problem = self._contact.problem(backup.x, guess, dt, counts, margin)
+        checks = 0
+        while True:
+            try:
+                stats = implicit_step(self._forces(), self._state, dt, self._gravity, target, self.settings,
+                                      held=held, multigrid=self._multigrid,
+                                      acceleration=self._motion.acceleration(self._state.v),
+                                      goal=self._goals.step_terms(held, self._node_damping(), dt)
+                                      if self._goals.active else None, contact=problem)
+            except FloatingPointError:
+                stats = None
+            if stats is None or not all_finite(self._state.x, self._state.v):
+                self._state.assign(backup)
+                raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
+                                         "(lower dt, add substeps or stiffen/soften the material)")
+            if checks == MAX_CHECKS:
+                break
+            checks += 1
+            with solver_threads(self._model.num_tets):
+                new = self._contact.problem(backup.x, self._state.v, dt, counts, 0.0,
+                                            exclude=None if problem is None else problem.key)
+            if new is None:
+                break
+            if problem is None:
+                problem = new
+            else:
+                problem.add(new)
+            self._state.assign(backup)
+        self._contact.finish_problem(problem, backup.x, self._state.x, dt)
+        stats["contact_checks"] = checks
+        stats["contact_rows"] = 0 if problem is None else len(problem)
+        stats["contact_iterations"] = 0 if problem is None else problem.iterations
+        stats["contact_restarts"] = 0 if problem is None else problem.restarts
+        stats["contact_converged"] = True if problem is None else problem.converged
+        self._forget_targets()
+        if self.sleeping:
+            c = self._contact.contacts
+            touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
+            moving, fast = seen_motion(self.bodies, self._sleep.asleep)
+            self._sleep.after_step(self._state.x, self._state.v, self._model.mass, self._model.node_ranges, dt,
+                                   touching, moving, support_normals(c, ~fast, self._contact.colliders))
+            stats["asleep"] = int(self._sleep.asleep.sum())
+            stats["settling"] = int(self._sleep.settling.sum())
+        self._contact.finish_step()
+        self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, self._smooth_motion(stats))
         stats["contacts"] = len(self._contact.contacts)
         stats["seconds"]["total"] = time.perf_counter() - t0
         self.stats = stats

@@ -26,11 +26,13 @@ class ContactSettings:
         a tilted cube's) cuts between a coarse body's vertices.
     rolling_resistance: η of core.contact.rolling: a contact patch brakes rolling with a torque of at most η times
         its radius times its normal force (default 0.1; 0: no rolling resistance).
+    solver: "penalty" (default: penalty rows in the implicit solve, then the correction) or "mlcp" (contact as one
+        problem: core.contact.problem; being built beside the other, issue 49).
     """
 
     def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
                  search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4, slop=5e-4,
-                 edge_contacts=True, rolling_resistance=0.1):
+                 edge_contacts=True, rolling_resistance=0.1, solver="penalty"):
         self.iterations = int(iterations)
         self.tolerance = float(tolerance)
         self.stabilization = float(stabilization)
@@ -42,6 +44,9 @@ class ContactSettings:
         self.slop = float(slop)
         self.edge_contacts = bool(edge_contacts)
         self.rolling_resistance = float(rolling_resistance)
+        if solver not in ("penalty", "mlcp"):
+            raise InvalidInputError(f"solver must be 'penalty' or 'mlcp', got {solver!r}")
+        self.solver = solver
         numbers = (self.tolerance, self.stabilization, self.max_correction_speed, self.search_depth,
                    self.body_thickness, self.margin, self.slop, self.rolling_resistance)
         if self.iterations < 1 or self.max_contacts_per_point < 1 or not all(

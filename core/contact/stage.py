@@ -12,6 +12,7 @@ from .friction_memory import FrictionMemory
 from .layout import build_layout
 from .live_colliders import LiveColliders
 from .penalty import ContactPenalty, predicted_rows
+from .problem import ContactProblem, RowMemory, row_keys
 from .response import solve_contacts
 from .rolling import resist_rolling, rigid_spin
 from .row_sets import concat_rows, gather_rows
@@ -38,6 +39,7 @@ class ContactStage:
         self._memory = None        # friction memory (FrictionMemory)
         self._live = None          # the colliders with triangles (LiveColliders), built when first needed
         self._sides_checked = False   # see _choose_sides_of_initial_overlap
+        self._row_memory = RowMemory()   # the last step's rows (core.contact.problem)
 
     # -- scene --------------------------------------------------------------------------------------
     def add_collider(self, vertices, triangles, friction=0.5, thickness=0.0, name=None):
@@ -139,20 +141,57 @@ class ContactStage:
                                   self._sides.hint[len(lay["nodes"]):], self._sides.source[len(lay["nodes"]):], rows,
                                   self.settings.max_contacts_per_point, EDGE_STENCIL)
 
-    def _rows(self, x0, v, dt, frac0, frac1):
-        """The contact rows of the motion x0 + dt v (see _gather), stencils as wide as the widest row needs."""
-        rows, near_colliders = self._gather(x0, v, dt, frac0, frac1, self.settings.margin)
+    def _rows(self, x0, v, dt, frac0, frac1, margin=None):
+        """The contact rows of the motion x0 + dt v (see _gather) within `margin` (default settings.margin), stencils
+        as wide as the widest row needs."""
+        margin = self.settings.margin if margin is None else margin
+        rows, near_colliders = self._gather(x0, v, dt, frac0, frac1, margin)
         if near_colliders:
-            rows += self._edge_rows(x0, v, dt, frac0, frac1, self.settings.margin, rows)
+            rows += self._edge_rows(x0, v, dt, frac0, frac1, margin, rows)
         if self.settings.edge_contacts and len(self.surfaces) > 1:
             lay = self._layout
             if "body_edges" not in lay:
                 lay["body_edges"] = BodyEdges(lay, self.surfaces)
             rows += body_edge_rows(lay, self.surfaces, lay["body_edges"], x0, v, dt, self.settings.body_thickness,
-                                   self.settings.margin, self.settings.search_depth,
-                                   self.settings.max_contacts_per_point)
+                                   margin, self.settings.search_depth, self.settings.max_contacts_per_point)
         # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
         return concat_rows(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
+
+    # -- one problem (core.contact.problem) ----------------------------------------------------------
+    def problem(self, x0, v, dt, node_counts, margin, frac0=0.0, frac1=1.0, exclude=None):
+        """The contact rows of the motion x0 + dt v (all bodies' nodes) within `margin` (m) as a ContactProblem, but
+        those whose key is in `exclude` (a ContactProblem's keys); None if there are none."""
+        if self._idle():
+            return None
+        self._prepare(x0, node_counts)
+        x0 = np.ascontiguousarray(x0, dtype=np.float64)
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        if not self._sides_checked:
+            self._choose_sides_of_initial_overlap(x0, frac0)
+        point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1, margin)
+        if exclude is not None and len(point):
+            keep = ~np.isin(row_keys(point, collider, other, self._num_sources()), exclude)
+            point, normal, gap, node, coef, move, mu_other, collider, other = (
+                a[keep] for a in (point, normal, gap, node, coef, move, mu_other, collider, other))
+        if not len(point):
+            return None
+        mu = combined_friction(self._layout["mu"][point], mu_other)
+        return ContactProblem(point, normal, gap, node, coef, move, mu, collider, other, self._num_sources(),
+                              self._row_memory)
+
+    def finish_problem(self, problem, x0, x1, dt):
+        """Record the solved problem's contacts (and its rows for the next step's warm start); None: no contact."""
+        if problem is None:
+            self._row_memory.forget()
+            self.contacts = Contacts.empty()
+            return
+        self.contacts = problem.finish(x0, x1, dt, self._layout["group"], len(self._layout["nodes"]))
+        act = problem.rows.active
+        self._sides.keep_pressed(problem.point[act], problem.rows.frame[act, 0],
+                                 row_sources(problem.collider[act], problem.other[act]))
+
+    def _num_sources(self):
+        return len(self.colliders) + len(self.surfaces)
 
     # -- solves -------------------------------------------------------------------------------------
     def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, v_last=None):

@@ -20,7 +20,7 @@ INTERMEDIATE_TOLERANCE = 10.0
 
 
 def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None, held=None,
-                  multigrid=None, acceleration=None, goal=None, grow=None):
+                  multigrid=None, acceleration=None, goal=None, grow=None, contact=None):
     """Advance `state` (every body of the model) by dt in place with settings.integrator; returns the step's stats
     (solves: the CG solves run, up to CONTACT_SOLVES per Newton iteration with contact rows;
     cg_iterations: the most CG iterations of any body over the step (all its solves), cg_iterations_sum: of all bodies;
@@ -67,7 +67,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
     pinned = md.pinned if held is None else held
-    newmark = _newmark_nodes(md, settings, penalty)
+    newmark = _newmark_nodes(md, settings, penalty if contact is None else contact)
     h_tet = np.full(md.num_tets, dt)
     for body, (t0, t1) in enumerate(md.tet_ranges):
         n0, n1 = md.node_ranges[body]
@@ -141,7 +141,14 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         # augmented Lagrangian); the solve whose result is kept meets settings.cg_tolerance, continued from there
         # when the rows turn out settled.
         with solver_threads(md.num_tets):   # (core.threads: the CG's many short kernels)
-            for attempt in range(CONTACT_SOLVES):
+            if contact is not None:
+                out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight)
+                its = [out.iterations if out.converged else settings.cg_iterations] * len(md.node_ranges)
+                body_its += its
+                last_its, res = its, [out.residual]
+                stats["solves"] += 1
+                stats["preconditioner"] = "contact"
+            for attempt in range(CONTACT_SOLVES if contact is None else 0):
                 rhs = b.copy()
                 if penalty is not None:
                     penalty.add_rhs(rhs, state.x - x_n)

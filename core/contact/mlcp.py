@@ -1,0 +1,364 @@
+"""Contact as one problem: a step's linear system A dx = b and its contact rows as one mixed LCP in (dx, λ, γ), solved
+by preconditioned Conjugate Residual with each row's state switched inside the iterations (Verschoor & Jalba 2019).
+
+Each contact row r acts on the nodes of its stencil (node, coef): its frame (n, t1, t2) gives the relative
+displacement u_r = Σ_s coef_s frame_r dx[node_s] (3 components). With f_r = (λ, γ1, γ2) its force (× Δt², the units of
+A dx = b):
+    A dx = b + Σ_r J_rᵀ f_r,
+    normal:  0 ≤ λ ⊥ u_n − c_n ≥ 0                      (Signorini, c_n = −gap + n·(the collider's motion))
+    static:  u_t = c_t, |γ| ≤ μλ                          (sticking: no slip relative to the collider's motion)
+    kinetic: γ = −μ λ̃ δ on the right-hand side, δ the slip direction, kept while the slip goes along δ.
+The active normal rows and static tangents are equalities of the symmetric indefinite KKT system
+B = [A −Lᵀ; −L −E] (E: COMPLIANCE), solved by CR, preconditioned with the block inverse of Eq. 22 built from A's 3×3
+diagonal blocks and S_d = diag(L A_d⁻¹ Lᵀ). States switch when the solve has converged for the current states (an
+active-set method; switching inside the iterations, at the paper's shrinking interval, churned on embedded rows:
+benchmarks/RESULTS.md), each row at most MAX_FLIPS times a solve, and the recurrence restarts after a switch.
+Not yet the default (ContactSettings.solver): see issue 49's notes in benchmarks/RESULTS.md."""
+import math
+
+import numpy as np
+
+from ..jit import njit, prange
+
+# Each equality row gives way by COMPLIANCE times its own compliance (the Schur diagonal) under its force: rows that
+# share nodes (many render points in one cage tet) are redundant, and without it their forces are not unique: sticking
+# rows of a resting body pulled against each other past their friction cones.
+COMPLIANCE = 1e-3
+MAX_FLIPS = 4   # a row's state changes at most this often in a solve, then holds (anti-cycling)
+
+
+class ContactRows:
+    """The rows of one step: stencil (node (R,S), coef (R,S)), frame (R,3,3): normal then two tangents (unit,
+    orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row its state: active (R,) bool, static (R,) bool,
+    force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), slip (R,2): the kinetic slip direction δ (unit, frame's
+    tangents), kinetic (R,): λ̃, the normal force the kinetic friction is scaled with."""
+
+    def __init__(self, node, coef, normal, target_n, target_t, mu):
+        r = len(node)
+        self.node = np.ascontiguousarray(node, dtype=np.int64)
+        self.coef = np.ascontiguousarray(coef, dtype=np.float64)
+        self.frame = frames(np.ascontiguousarray(normal, dtype=np.float64))
+        self.target = np.zeros((r, 3))
+        self.target[:, 0] = target_n
+        self.target[:, 1:] = target_t
+        self.mu = np.ascontiguousarray(mu, dtype=np.float64)
+        self.active = np.zeros(r, np.bool_)
+        self.static = np.ones(r, np.bool_)
+        self.force = np.zeros((r, 3))
+        self.slip = np.zeros((r, 2))
+        self.kinetic = np.zeros(r)
+
+    def __len__(self):
+        return len(self.node)
+
+
+@njit(cache=True)
+def frames(normal):
+    """(R,3,3): per row its unit normal and two unit tangents orthogonal to it and to each other."""
+    out = np.empty((normal.shape[0], 3, 3))
+    for r in range(normal.shape[0]):
+        nx, ny, nz = normal[r, 0], normal[r, 1], normal[r, 2]
+        if abs(nx) < 0.57:
+            ax, ay, az = 1.0, 0.0, 0.0
+        elif abs(ny) < 0.57:
+            ax, ay, az = 0.0, 1.0, 0.0
+        else:
+            ax, ay, az = 0.0, 0.0, 1.0
+        tx, ty, tz = ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax
+        tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+        tx, ty, tz = tx / tl, ty / tl, tz / tl
+        out[r, 0, 0], out[r, 0, 1], out[r, 0, 2] = nx, ny, nz
+        out[r, 1, 0], out[r, 1, 1], out[r, 1, 2] = tx, ty, tz
+        out[r, 2, 0], out[r, 2, 1], out[r, 2, 2] = ny * tz - nz * ty, nz * tx - nx * tz, nx * ty - ny * tx
+    return out
+
+
+@njit(cache=True, parallel=True)
+def project(node, coef, frame, dx, out):
+    """out (R,3) = J dx: each row's relative displacement in its frame."""
+    for r in prange(node.shape[0]):
+        s0 = s1 = s2 = 0.0
+        for s in range(node.shape[1]):
+            j = node[r, s]
+            if j < 0:
+                continue
+            a = coef[r, s]
+            px, py, pz = a * dx[j, 0], a * dx[j, 1], a * dx[j, 2]
+            s0 += frame[r, 0, 0] * px + frame[r, 0, 1] * py + frame[r, 0, 2] * pz
+            s1 += frame[r, 1, 0] * px + frame[r, 1, 1] * py + frame[r, 1, 2] * pz
+            s2 += frame[r, 2, 0] * px + frame[r, 2, 1] * py + frame[r, 2, 2] * pz
+        out[r, 0], out[r, 1], out[r, 2] = s0, s1, s2
+
+
+@njit(cache=True)
+def spread(node, coef, frame, f, free, out):
+    """out[j] += free_j Jᵀ f: the rows' forces f (R,3, frame components) on their stencils' nodes."""
+    for r in range(node.shape[0]):
+        f0, f1, f2 = f[r, 0], f[r, 1], f[r, 2]
+        if f0 == 0.0 and f1 == 0.0 and f2 == 0.0:
+            continue
+        gx = frame[r, 0, 0] * f0 + frame[r, 1, 0] * f1 + frame[r, 2, 0] * f2
+        gy = frame[r, 0, 1] * f0 + frame[r, 1, 1] * f1 + frame[r, 2, 1] * f2
+        gz = frame[r, 0, 2] * f0 + frame[r, 1, 2] * f1 + frame[r, 2, 2] * f2
+        for s in range(node.shape[1]):
+            j = node[r, s]
+            if j < 0:
+                continue
+            a = coef[r, s] * free[j]
+            out[j, 0] += a * gx
+            out[j, 1] += a * gy
+            out[j, 2] += a * gz
+
+
+@njit(cache=True)
+def schur_diagonal(node, coef, frame, pinv, free, out):
+    """out (R,3) = diag(J A_d⁻¹ Jᵀ) per row and frame direction (A_d⁻¹: the blocks pinv, zero on held nodes),
+    the stencil's repeated nodes summed first."""
+    for r in range(node.shape[0]):
+        for k in range(3):
+            acc = 0.0
+            for s in range(node.shape[1]):
+                j = node[r, s]
+                if j < 0 or free[j] == 0.0:
+                    continue
+                w = 0.0
+                for s2 in range(node.shape[1]):
+                    if node[r, s2] == j:
+                        if s2 < s:
+                            w = math.nan   # counted at its first appearance
+                            break
+                        w += coef[r, s2]
+                if w != w:
+                    continue
+                dx, dy, dz = frame[r, k, 0], frame[r, k, 1], frame[r, k, 2]
+                q = (dx * (pinv[j, 0, 0] * dx + pinv[j, 0, 1] * dy + pinv[j, 0, 2] * dz)
+                     + dy * (pinv[j, 1, 0] * dx + pinv[j, 1, 1] * dy + pinv[j, 1, 2] * dz)
+                     + dz * (pinv[j, 2, 0] * dx + pinv[j, 2, 1] * dy + pinv[j, 2, 2] * dz))
+                acc += w * w * q
+            out[r, k] = acc
+
+
+@njit(cache=True, parallel=True)
+def block_apply(pinv, v, free, out):
+    """out = S A_d⁻¹ v (blocks pinv, S zeroing held nodes)."""
+    for n in prange(v.shape[0]):
+        f = free[n]
+        for i in range(3):
+            out[n, i] = f * (pinv[n, i, 0] * v[n, 0] + pinv[n, i, 1] * v[n, 1] + pinv[n, i, 2] * v[n, 2])
+
+
+class _Operator:
+    """B and the preconditioner C⁻¹ of the current states (mask (R,3): the rows' equalities, 1 or 0)."""
+
+    def __init__(self, system, free, rows, pinv):
+        self.system, self.free, self.rows, self.pinv = system, free, rows, pinv
+        self.num_bodies = len(system.node_ranges)
+        self.sd = np.empty((len(rows), 3))
+        schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, self.sd)
+        self.mask = np.zeros((len(rows), 3))
+        self._u = None
+
+    def set_mask(self, mask):
+        self.mask = mask
+        self.inv_sd = np.where((mask > 0) & (self.sd > 0), 1.0 / np.where(self.sd > 0, self.sd * (1.0 + COMPLIANCE),
+                                                                          1.0), 0.0)
+
+    def apply(self, yx, yc, ox, oc):
+        """(ox, oc) = B (yx, yc): ox = S (A yx − Jᵀ (mask yc)), oc = −mask (J yx)."""
+        for body in range(self.num_bodies):
+            self.system.apply(yx, ox, self.free, body)
+        rows = self.rows
+        spread(rows.node, rows.coef, rows.frame, -(self.mask * yc), self.free, ox)
+        project(rows.node, rows.coef, rows.frame, yx, oc)
+        oc += COMPLIANCE * self.sd * yc
+        np.multiply(oc, -self.mask, out=oc)
+
+    def precondition(self, rx, rc, zx, zc):
+        """(zx, zc) = C⁻¹ (rx, rc), the approximate block inverse: u = A_d⁻¹ rx, zc = S_d⁻¹ (−J u − rc),
+        zx = u + A_d⁻¹ Jᵀ zc."""
+        rows = self.rows
+        block_apply(self.pinv, rx, self.free, zx)
+        project(rows.node, rows.coef, rows.frame, zx, zc)
+        zc += rc
+        np.multiply(zc, -self.inv_sd, out=zc)
+        g = np.zeros_like(zx)
+        spread(rows.node, rows.coef, rows.frame, zc, self.free, g)
+        u = np.empty_like(zx)
+        block_apply(self.pinv, g, self.free, u)
+        zx += u
+
+
+def _dot(ax, ac, bx, bc):
+    return float(np.vdot(ax, bx) + np.vdot(ac, bc))
+
+
+class Solve:
+    """The outcome of solve_contact: iterations, restarts (state switches), converged, residual."""
+
+    def __init__(self, iterations, restarts, converged, residual, constraint_error):
+        self.iterations, self.restarts, self.converged = iterations, restarts, converged
+        self.residual, self.constraint_error = residual, constraint_error
+
+
+def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None):
+    """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states and
+    forces from theirs). system.apply(p, out, free, body): S A p per body; pinv: A's inverse 3×3 diagonal blocks;
+    free (N,) 1.0 / 0.0 (held nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm);
+    gap_tolerance: how far (m) a row may end inside its constraint; base (N,3): displacement the rows see besides dx
+    (a Newton iterate's, from the step's start; None: zero). Returns a Solve."""
+    nr = len(rows)
+    op = _Operator(system, free, rows, pinv)
+    base_u = np.zeros((nr, 3))
+    if base is not None:
+        project(rows.node, rows.coef, rows.frame, base, base_u)
+    target = rows.target - base_u
+    scale = max(_pnorm(b, pinv, free), _pnorm(load, pinv, free), 1e-300)
+    yx, yc = dx, rows.force
+    u = np.empty((nr, 3))
+    restarts = 0
+    flips = np.zeros(nr, np.int64)
+    it = 0
+    converged = False
+    res = cerr = math.inf
+
+    def rhs():
+        dxr = b.copy()
+        kin = np.zeros((nr, 3))
+        sel = rows.active & ~rows.static
+        kin[sel, 1:] = -(rows.mu[sel] * rows.kinetic[sel])[:, None] * rows.slip[sel]
+        spread(rows.node, rows.coef, rows.frame, kin, free, dxr)
+        dxr *= free[:, None]
+        return dxr, -(op.mask * target)
+
+    def mask_of_states():
+        m = np.zeros((nr, 3))
+        m[rows.active, 0] = 1.0
+        st = rows.active & rows.static & (rows.mu > 0)
+        m[st, 1:] = 1.0
+        return m
+
+    def restart():
+        op.set_mask(mask_of_states())
+        np.multiply(yc, op.mask, out=yc)
+        dx_r, dc = rhs()
+        bx, bc = np.empty_like(yx), np.empty_like(yc)
+        op.apply(yx, yc, bx, bc)
+        rx, rc = dx_r - bx, dc - bc
+        zx, zc = np.empty_like(rx), np.empty_like(rc)
+        op.precondition(rx, rc, zx, zc)
+        wx, wc = np.empty_like(rx), np.empty_like(rc)
+        op.apply(zx, zc, wx, wc)
+        return rx, rc, zx, zc, wx, wc
+
+    rx, rc, zx, zc, wx, wc = restart()
+    px, pc, qx, qc = zx.copy(), zc.copy(), wx.copy(), wc.copy()
+    zw = _dot(zx, zc, wx, wc)
+    mqx, mqc = np.empty_like(rx), np.empty_like(rc)
+    while it < max_iterations:
+        res = _pnorm(rx, pinv, free) / scale
+        project(rows.node, rows.coef, rows.frame, yx, u)
+        cerr = float(np.max(np.abs(op.mask * (u - target + COMPLIANCE * op.sd * yc)), initial=0.0))
+        done = res <= tolerance and cerr <= gap_tolerance
+        changed = done and _switch(rows, u - target, op.sd, gap_tolerance, flips)
+        if done and not changed:
+            converged = True
+            break
+        if changed:
+            restarts += 1
+            rx, rc, zx, zc, wx, wc = restart()
+            px, pc, qx, qc = zx.copy(), zc.copy(), wx.copy(), wc.copy()
+            zw = _dot(zx, zc, wx, wc)
+        op.precondition(qx, qc, mqx, mqc)
+        denom = _dot(qx, qc, mqx, mqc)
+        if denom == 0.0 or not math.isfinite(denom) or zw == 0.0:
+            break
+        alpha = zw / denom
+        yx += alpha * px
+        yc += alpha * pc
+        rx -= alpha * qx
+        rc -= alpha * qc
+        zx -= alpha * mqx
+        zc -= alpha * mqc
+        op.apply(zx, zc, wx, wc)
+        zw_new = _dot(zx, zc, wx, wc)
+        beta = zw_new / zw
+        zw = zw_new
+        px *= beta
+        px += zx
+        pc *= beta
+        pc += zc
+        qx *= beta
+        qx += wx
+        qc *= beta
+        qc += wc
+        it += 1
+    rows.force[:] = yc
+    return Solve(it, restarts, converged, res, cerr)
+
+
+def _pnorm(v, pinv, free):
+    z = np.empty_like(v)
+    block_apply(pinv, v, free, z)
+    return math.sqrt(max(float(np.vdot(v, z)), 0.0))
+
+
+def _switch(rows, value, sd, gap_tolerance, flips):
+    """Switch the rows' states from the iterate (value (R,3): J dx − target, the forces in rows.force); returns whether
+    any changed. Normal: an active row whose force pulls is released, an inactive one entered by more than
+    gap_tolerance is activated (sticking). Friction: a static row whose force leaves the cone |γ| ≤ μλ slips along
+    −γ with λ̃ = λ; a kinetic row whose slip turns against δ sticks again; a kinetic row's λ̃ and δ follow λ and the
+    slip. A change is made only where its effect, the force's change times the row's compliance sd (R,3: diag of
+    J A_d⁻¹ Jᵀ), moves the row by more than gap_tolerance: smaller ones wait (they flip back and forth as the
+    iterate converges)."""
+    f = rows.force
+    changed = False
+    free = flips < MAX_FLIPS
+    release = free & rows.active & (-f[:, 0] * sd[:, 0] > gap_tolerance)
+    enter = free & ~rows.active & (value[:, 0] < -gap_tolerance)
+    flips[release | enter] += 1
+    if release.any() or enter.any():
+        changed = True
+        rows.active[release] = False
+        f[release] = 0.0
+        rows.active[enter] = True
+        rows.static[enter] = True
+        f[enter] = 0.0
+    act = rows.active & (rows.mu > 0)
+    lam = np.maximum(f[:, 0], 0.0)
+    bound = rows.mu * lam
+    gam = np.hypot(f[:, 1], f[:, 2])
+    st = np.maximum(sd[:, 1], sd[:, 2])
+    slide = free & act & rows.static & ((gam - bound) * st > gap_tolerance)
+    flips[slide] += 1
+    if slide.any():
+        changed = True
+        rows.static[slide] = False
+        rows.slip[slide] = -f[slide, 1:] / gam[slide, None]
+        rows.kinetic[slide] = lam[slide]
+        f[slide, 1:] = 0.0
+    kin = act & ~rows.static & ~slide
+    if kin.any():
+        s = value[:, 1:]
+        along = np.einsum("ij,ij->i", s, rows.slip)
+        stick = free & kin & (along < -gap_tolerance)
+        flips[stick] += 1
+        if stick.any():
+            changed = True
+            rows.static[stick] = True
+            f[stick, 1:] = -(rows.mu[stick] * rows.kinetic[stick])[:, None] * rows.slip[stick]
+        keep = free & kin & ~stick
+        if keep.any():
+            sn = np.hypot(s[:, 0], s[:, 1])
+            new_slip = np.where(sn[:, None] > 0.0, s / np.where(sn > 0.0, sn, 1.0)[:, None], rows.slip)
+            turn = keep & (sn > gap_tolerance) & (rows.mu * rows.kinetic * np.linalg.norm(new_slip - rows.slip, axis=1)
+                                                  * st > gap_tolerance)
+            if turn.any():
+                flips[turn] += 1
+                rows.slip[turn] = new_slip[turn]
+                changed = True
+            grow = keep & ~turn & (rows.mu * np.abs(lam - rows.kinetic) * st > gap_tolerance)
+            if grow.any():
+                flips[grow] += 1
+                rows.kinetic[grow] = lam[grow]
+                changed = True
+    return changed

@@ -1,0 +1,103 @@
+"""Contact as one problem (core.contact.mlcp, opt-in ContactSettings(solver="mlcp"), issue 49): the KKT solve against
+Coulomb's law on one node, against scipy's SLSQP on a small frictionless QP, and a resting cube's contact forces."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+import core
+from core.contact.mlcp import COMPLIANCE, ContactRows, solve_contact
+
+
+class DenseSystem:
+    """S A p with a dense A, one body."""
+
+    def __init__(self, a):
+        self.a = a
+        self.node_ranges = [(0, a.shape[0] // 3)]
+
+    def apply(self, p, out, free, body):
+        out[:] = (self.a @ p.reshape(-1)).reshape(-1, 3) * free[:, None]
+        return float(np.vdot(p, out))
+
+    def block_inverse(self):
+        n = self.a.shape[0] // 3
+        return np.array([np.linalg.inv(self.a[3 * i:3 * i + 3, 3 * i:3 * i + 3]) for i in range(n)])
+
+
+@pytest.mark.parametrize("push", [0.0, 0.5, 0.9, 1.5, 3.0])
+def test_one_node_follows_coulomb(push):
+    """A 2 kg node resting on a floor (normal +z) pushed sideways by `push` times μ m g: it sticks below the cone and
+    slides with (F − μ m g) Δt² / m beyond it; the floor carries m g (in the step's units, × Δt²), all within the rows'
+    compliance (the node gives way by COMPLIANCE of its free motion under the force)."""
+    m, dt, g, mu = 2.0, 0.01, 9.81, 0.5
+    system = DenseSystem(np.eye(3) * m)
+    weight = m * g * dt * dt
+    b = np.array([[push * mu * weight, 0.0, -weight]])
+    dx = np.zeros((1, 3))
+    rows = ContactRows(np.array([[0]]), np.array([[1.0]]), np.array([[0.0, 0.0, 1.0]]), [0.0], [[0.0, 0.0]], [mu])
+    out = solve_contact(system, b, dx, np.ones(1), rows, system.block_inverse(), 1e-9, b, 1e-9, 100)
+    assert out.converged
+    give = 2 * COMPLIANCE * weight / m
+    assert rows.force[0, 0] == pytest.approx(weight, rel=2 * COMPLIANCE)
+    slide = max(push - 1.0, 0.0) * mu * weight / m
+    assert dx[0, 0] == pytest.approx(slide, abs=give)
+    assert abs(dx[0, 2]) < give
+
+
+def test_frictionless_qp_matches_slsqp():
+    """min ½ dxᵀ A dx − bᵀ dx subject to J dx ≥ c (three rows on a 4-node SPD system, two of them binding), solved by
+    the CR with active set and by scipy's SLSQP: the same dx within the rows' compliance."""
+    rng = np.random.default_rng(3)
+    n = 4
+    q = rng.normal(size=(3 * n, 3 * n))
+    a = q @ q.T + 3 * n * np.eye(3 * n)
+    b = rng.normal(size=(n, 3))
+    node = np.array([[0, 1], [2, -1], [3, 1]])
+    coef = np.array([[0.5, 0.5], [1.0, 0.0], [0.7, 0.3]])
+    normal = rng.normal(size=(3, 3))
+    normal /= np.linalg.norm(normal, axis=1)[:, None]
+    jac = np.zeros((3, 3 * n))
+    for r in range(3):
+        for s in range(2):
+            if node[r, s] >= 0:
+                jac[r, 3 * node[r, s]:3 * node[r, s] + 3] += coef[r, s] * normal[r]
+    free_solution = np.linalg.solve(a, b.reshape(-1))
+    c = jac @ free_solution + np.array([0.3, 0.2, -0.5])   # rows 0 and 1 violated by the free solution, row 2 not
+    ref = minimize(lambda y: 0.5 * y @ a @ y - b.reshape(-1) @ y, np.zeros(3 * n), jac=lambda y: a @ y - b.reshape(-1),
+                   constraints=[{"type": "ineq", "fun": lambda y: jac @ y - c, "jac": lambda y: jac}], method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 500})
+    assert ref.success
+    system = DenseSystem(a)
+    dx = np.zeros((n, 3))
+    rows = ContactRows(node, coef, normal, c, np.zeros((3, 2)), np.zeros(3))
+    out = solve_contact(system, b, dx, np.ones(n), rows, system.block_inverse(), 1e-10, b, 1e-10, 500)
+    assert out.converged
+    assert rows.active.tolist() == [True, True, False]
+    assert np.all(rows.force[:2, 0] > 0)
+    np.testing.assert_allclose(dx.reshape(-1), ref.x, atol=10 * COMPLIANCE * np.abs(ref.x).max())
+
+
+def test_resting_cube_forces_balance_its_weight():
+    """A 20 cm cube at the default material dropped 10 cm on a floor, through World with solver="mlcp": after 1.5 s it
+    rests on the floor (its lowest render point within 10 µm of it) and the reported contact forces, averaged over
+    the last quarter second, carry its weight within 2 % (Newton: at rest the floor carries m g)."""
+    corners = np.array([[x, y, z] for x in (0, 0.2) for y in (0, 0.2) for z in (0.1, 0.3)])
+    triangles = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+                 [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+    cage = core.tetrahedralize(corners, triangles, resolution=6)
+    world = core.World(gravity=(0.0, 0.0, -9.81))
+    world.contact_settings.solver = "mlcp"
+    world.sleeping = False
+    cube = world.add_body(cage, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0,
+                                              damping_stiffness=0.01))
+    world.add_collider([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], [[0, 1, 2], [0, 2, 3]], name="Floor")
+    weight = world.model.mass.sum() * 9.81
+    carried = []
+    for step in range(144):
+        world.step(1 / 96)
+        if step >= 120:
+            carried.append(world.contacts.forces[:, 2].sum())
+            assert np.all(np.isfinite(world.contacts.forces))
+    assert np.mean(carried) == pytest.approx(weight, rel=0.02)
+    assert abs(cage.embedding.positions(cube.x)[:, 2].min()) < 1e-5
+    assert np.abs(cube.v).max() < 0.01
