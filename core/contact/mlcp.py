@@ -24,7 +24,8 @@ from ..jit import njit, prange
 # share nodes (many render points in one cage tet) are redundant, and without it their forces are not unique: sticking
 # rows of a resting body pulled against each other past their friction cones.
 COMPLIANCE = 1e-3
-MAX_FLIPS = 4   # a row's state changes at most this often in a solve, then holds (anti-cycling)
+MAX_FLIPS = 2       # a row enters, or sticks again, at most this often in a solve, then holds (anti-cycling)
+FOLLOW_ROUNDS = 6   # state rounds in which kinetic rows' normal force and slip direction follow the iterate
 
 
 class ContactRows:
@@ -43,7 +44,7 @@ class ContactRows:
         self.target[:, 1:] = target_t
         self.mu = np.ascontiguousarray(mu, dtype=np.float64)
         self.active = np.zeros(r, np.bool_)
-        self.static = np.ones(r, np.bool_)
+        self.static = np.zeros(r, np.bool_)
         self.force = np.zeros((r, 3))
         self.slip = np.zeros((r, 2))
         self.kinetic = np.zeros(r)
@@ -259,7 +260,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         project(rows.node, rows.coef, rows.frame, yx, u)
         cerr = float(np.max(np.abs(op.mask * (u - target + COMPLIANCE * op.sd * yc)), initial=0.0))
         done = res <= tolerance and cerr <= gap_tolerance
-        changed = done and _switch(rows, u - target, op.sd, gap_tolerance, flips)
+        changed = done and _switch(rows, u - target, op.sd, gap_tolerance, flips, restarts < FOLLOW_ROUNDS)
         if done and not changed:
             converged = True
             break
@@ -302,34 +303,34 @@ def _pnorm(v, pinv, free):
     return math.sqrt(max(float(np.vdot(v, z)), 0.0))
 
 
-def _switch(rows, value, sd, gap_tolerance, flips):
-    """Switch the rows' states from the iterate (value (R,3): J dx − target, the forces in rows.force); returns whether
-    any changed. Normal: an active row whose force pulls is released, an inactive one entered by more than
-    gap_tolerance is activated (sticking). Friction: a static row whose force leaves the cone |γ| ≤ μλ slips along
-    −γ with λ̃ = λ; a kinetic row whose slip turns against δ sticks again; a kinetic row's λ̃ and δ follow λ and the
-    slip. A change is made only where its effect, the force's change times the row's compliance sd (R,3: diag of
-    J A_d⁻¹ Jᵀ), moves the row by more than gap_tolerance: smaller ones wait (they flip back and forth as the
-    iterate converges)."""
+def _switch(rows, value, sd, gap_tolerance, flips, follow):
+    """Switch the rows' states at a converged iterate (value (R,3): J dx − target; the forces in rows.force); returns
+    whether any changed. Normal: an active row whose force pulls is released, an inactive one entered is activated
+    (sliding). Friction: a static row whose force leaves the cone |γ| ≤ μλ slips along −γ with λ̃ = λ; a kinetic row
+    whose slip turns back against δ sticks again (a row never active slides, δ = 0, until its slip is known; one
+    released and entering again keeps its friction state); with `follow`, a kinetic row's λ̃ and δ take the iterate's λ and slip
+    direction (a fixed-point iteration, stopped by the caller after a few rounds). A change is made only where its
+    effect, the force's change times the row's compliance sd (R,3: diag of J A_d⁻¹ Jᵀ), moves the row by more than
+    gap_tolerance, and a row switches between released and active, or back from kinetic to static, at most MAX_FLIPS
+    times a solve: it then stays as it is (released or kinetic: never holding more than the cone allows)."""
     f = rows.force
     changed = False
     free = flips < MAX_FLIPS
-    release = free & rows.active & (-f[:, 0] * sd[:, 0] > gap_tolerance)
+    release = rows.active & (-f[:, 0] * sd[:, 0] > gap_tolerance)
     enter = free & ~rows.active & (value[:, 0] < -gap_tolerance)
-    flips[release | enter] += 1
     if release.any() or enter.any():
         changed = True
+        flips[enter] += 1
         rows.active[release] = False
         f[release] = 0.0
-        rows.active[enter] = True
-        rows.static[enter] = True
+        rows.active[enter] = True   # in the friction state it left (a fresh row: sliding, δ = 0)
         f[enter] = 0.0
     act = rows.active & (rows.mu > 0)
     lam = np.maximum(f[:, 0], 0.0)
     bound = rows.mu * lam
     gam = np.hypot(f[:, 1], f[:, 2])
     st = np.maximum(sd[:, 1], sd[:, 2])
-    slide = free & act & rows.static & ((gam - bound) * st > gap_tolerance)
-    flips[slide] += 1
+    slide = act & rows.static & ~enter & ((gam - bound) * st > gap_tolerance)
     if slide.any():
         changed = True
         rows.static[slide] = False
@@ -341,24 +342,22 @@ def _switch(rows, value, sd, gap_tolerance, flips):
         s = value[:, 1:]
         along = np.einsum("ij,ij->i", s, rows.slip)
         stick = free & kin & (along < -gap_tolerance)
-        flips[stick] += 1
         if stick.any():
             changed = True
+            flips[stick] += 1
             rows.static[stick] = True
             f[stick, 1:] = -(rows.mu[stick] * rows.kinetic[stick])[:, None] * rows.slip[stick]
-        keep = free & kin & ~stick
-        if keep.any():
+        keep = kin & ~stick
+        if follow and keep.any():
             sn = np.hypot(s[:, 0], s[:, 1])
             new_slip = np.where(sn[:, None] > 0.0, s / np.where(sn > 0.0, sn, 1.0)[:, None], rows.slip)
-            turn = keep & (sn > gap_tolerance) & (rows.mu * rows.kinetic * np.linalg.norm(new_slip - rows.slip, axis=1)
-                                                  * st > gap_tolerance)
-            if turn.any():
-                flips[turn] += 1
-                rows.slip[turn] = new_slip[turn]
+            new_slip[~(keep & (sn > gap_tolerance))] = rows.slip[~(keep & (sn > gap_tolerance))]
+            new_kinetic = np.where(keep, lam, rows.kinetic)
+            moved = rows.mu * st * np.linalg.norm(new_kinetic[:, None] * new_slip - rows.kinetic[:, None] * rows.slip,
+                                                  axis=1)
+            follow_rows = keep & (moved > gap_tolerance)
+            if follow_rows.any():
                 changed = True
-            grow = keep & ~turn & (rows.mu * np.abs(lam - rows.kinetic) * st > gap_tolerance)
-            if grow.any():
-                flips[grow] += 1
-                rows.kinetic[grow] = lam[grow]
-                changed = True
+                rows.slip[follow_rows] = new_slip[follow_rows]
+                rows.kinetic[follow_rows] = new_kinetic[follow_rows]
     return changed

@@ -186,9 +186,14 @@ class ContactStage:
             self.contacts = Contacts.empty()
             return
         self.contacts = problem.finish(x0, x1, dt, self._layout["group"], len(self._layout["nodes"]))
-        act = problem.rows.active
-        self._sides.keep_pressed(problem.point[act], problem.rows.frame[act, 0],
-                                 row_sources(problem.collider[act], problem.other[act]))
+        # the side hints: each detected row's point stays on the side its row holds it on
+        none = np.zeros(0, np.int64)
+        two_sided = (np.array([not c.one_sided for c in self.colliders], np.bool_),
+                     np.array([not sf.closed for sf in self.surfaces], np.bool_))
+        self._sides.after_correction(np.unique(problem.point), none, np.zeros((0, 3)), np.zeros(0, np.bool_), none,
+                                     problem.point, problem.rows.frame[:, 0].copy(),
+                                     row_sources(problem.collider, problem.other), problem.gap, self.settings.slop,
+                                     two_sided)
 
     def _num_sources(self):
         return len(self.colliders) + len(self.surfaces)
