@@ -13,9 +13,9 @@ def _lame(youngs_modulus, poisson_ratio):
 
 def _kinematics(w):
     """F = I + ∇u, F⁻ᵀ and log J at the quadrature points of the current displacement w.u."""
-    gu = grad(w["u"])
-    f = gu + np.eye(3)[:, :, None, None]
-    return f, transpose(inv(f)), np.log(det(f))
+    f = grad(w["u"]) + np.eye(3)[:, :, None, None]
+    with np.errstate(invalid="ignore", divide="ignore"):   # an inverted trial step: Newton's caller rejects it
+        return f, transpose(inv(f)), np.log(det(f))
 
 
 class NeoHookeanStatic:
@@ -31,13 +31,12 @@ class NeoHookeanStatic:
         self.density = float(density)
         element = ElementVector(ElementTetP2() if order == 2 else ElementTetP1())
         self.basis = Basis(mesh, element, intorder=2 * order)
-        dofs = self.basis.get_dofs(lambda x: fixed(x))
-        self.fixed = np.unique(np.concatenate([dofs.all()]))
+        self.fixed = self.basis.get_dofs(fixed).all()
         lam, mu = self.lam, self.mu
 
         @BilinearForm
         def tangent(du, v, w):
-            f, fit, log_j = _kinematics(w)
+            _, fit, log_j = _kinematics(w)
             gdu, gv = grad(du), grad(v)
             # dP = μ dF + (μ − λ log J) F⁻ᵀ dFᵀ F⁻ᵀ + λ (F⁻ᵀ : dF) F⁻ᵀ
             a = np.einsum("ij...,kj...,kl...->il...", fit, gdu, fit)
@@ -61,11 +60,11 @@ class NeoHookeanStatic:
     def solve(self, gravity, tolerance=1e-9, max_newton=30):
         """Equilibrium displacement (dof vector) under body force density × gravity (3,)."""
         g = self.density * np.asarray(gravity, float)
-        zero = self.basis.zeros()
-        gfield = {"g": np.broadcast_to(g[:, None, None], (3,) + self.basis.interpolate(zero).shape[-2:]).copy()}
-        load_vector = asm(self._weight, self.basis, **gfield)
+        u = self.basis.zeros()
+        shape = self.basis.interpolate(u).shape[-2:]
+        load_vector = asm(self._weight, self.basis, g=np.broadcast_to(g[:, None, None], (3,) + shape).copy())
         scale = np.linalg.norm(load_vector)
-        u, load, step = zero.copy(), 0.0, 1.0
+        load, step = 0.0, 1.0
         while load < 1.0:
             target = min(1.0, load + step)
             trial = self._newton(u.copy(), target * load_vector, scale, tolerance, max_newton)

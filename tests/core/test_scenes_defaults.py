@@ -14,7 +14,8 @@ G = 9.81
 
 
 def defaults(friction=0.5, youngs_modulus=1e5):
-    """The add-on's default material (addon/properties.py): neo-Hookean, E = 1e5 Pa, ν = 0.45, ρ = 1000, Damping 0.01 s."""
+    """The add-on's default material (addon/properties.py): neo-Hookean, E = 1e5 Pa, ν = 0.45, ρ = 1000 kg/m³,
+    Damping 0.01 s."""
     return core.Material(youngs_modulus=youngs_modulus, poisson_ratio=0.45, density=1000.0, damping_stiffness=0.01,
                          friction=friction, model="neo_hookean")
 
