@@ -113,11 +113,10 @@ def test_a_cube_on_a_30_degree_slope_sticks_at_mu_0_8_and_slides_at_mu_0_2_at_an
 
 def pinned_block(mode, resolution, seconds, model):
     """Blender's 2 m default cube (8 vertices) at the defaults with the constitutive `model`, gravity tilted 30° (the
-    load on a sticking slope), no
-    contact, its base pinned: a conforming mesh's base nodes; a cage as a pin group on the base pins it (every node of
-    the tets holding the base's points: the cage's nodes below the base alone leave the tet layer under the body as a
-    hinge, docs/method.md). Returns the mean displacement of the top face's points per step, at rest
-    (World.solve_static), and the volume kept at rest."""
+    load on a sticking slope), no contact, its base pinned: a conforming mesh's base nodes; a cage as a pin group on
+    the base pins it (every node of the tets holding the base's points: the cage's nodes below the base alone leave
+    the tet layer under the body as a hinge, docs/method.md). Returns the mean displacement of the top face's points
+    per step, at rest (World.solve_static), and the volume kept at rest."""
     th = np.radians(30.0)
     v, t = box_surface((-1.0, -1.0, 0.0), (1.0, 1.0, 2.0))
     tm = core.tetrahedralize(v, t, resolution=resolution, mode=mode)
