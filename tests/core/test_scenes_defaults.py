@@ -13,9 +13,11 @@ DT = 1.0 / 96.0
 G = 9.81
 
 
-def defaults(friction=0.5, youngs_modulus=1e5):
+def defaults(friction=0.5, youngs_modulus=1e5, model="corotated"):
+    """The add-on's default material (addon/properties.py): corotated, E = 1e5 Pa, ν = 0.45, ρ = 1000 kg/m³,
+    Damping 0.01 s; `model` another constitutive model with the same parameters."""
     return core.Material(youngs_modulus=youngs_modulus, poisson_ratio=0.45, density=1000.0, damping_stiffness=0.01,
-                         friction=friction)
+                         friction=friction, model=model)
 
 
 def default_cube(world, size, z0, friction=0.5, x0=0.0, resolution=12, youngs_modulus=1e5):
@@ -94,8 +96,10 @@ def sliding_acceleration(base):
 # walks (see the test above): 5.9, 8.5 and 10.4 mm at resolutions 4, 8 and 16; then it holds. At μ = 0.2 all slide
 # at 3.126–3.204 m/s² against 3.206 (at Damping 0.001 s: slips 0.33 and 0.49 mm, walks 8.4, 15.3, 35.9 mm,
 # 3.168–3.193 m/s²).
-# Left out: a 2 m cube and E = 1e4, which slump under their own weight on the incline even with their base pinned
-# (the top of the 2 m cube moves 2.5 m in 1 s), so neither sticks nor slides as a block.
+# Left out: a 2 m cube and a 40 cm one at E = 1e4. Corotated, their cages pinned at the nodes below the base fold
+# under their own weight on the incline; neo-Hookean the 2 m cube pinned stands (the test below), but on the slope at
+# μ = 0.8 its base still moves 3.5 m in 2 s (the 40 cm one at E = 1e4: 3.7 m) with the contact of this version:
+# neither sticks nor slides as a block yet.
 @pytest.mark.parametrize("resolution, size, youngs_modulus, slip", [
     (4, 0.4, 1e5, 0.04), (8, 0.4, 1e5, 0.04), (16, 0.4, 1e5, 0.04), (12, 0.05, 1e5, 0.005), (12, 0.4, 3.6e6, 0.005)])
 def test_a_cube_on_a_30_degree_slope_sticks_at_mu_0_8_and_slides_at_mu_0_2_at_any_resolution_size_and_stiffness(
@@ -105,6 +109,60 @@ def test_a_cube_on_a_30_degree_slope_sticks_at_mu_0_8_and_slides_at_mu_0_2_at_an
     assert np.ptp(held[-48:]) < 0.0005                       # and holds: under half a millimetre in the last 0.5 s
     sliding, _ = slope_run(0.2, 1.0, size, resolution, youngs_modulus)
     assert sliding_acceleration(sliding) == pytest.approx(COULOMB_02, rel=0.1)
+
+
+def pinned_block(mode, resolution, seconds, model):
+    """Blender's 2 m default cube (8 vertices) at the defaults with the constitutive `model`, gravity tilted 30° (the
+    load on a sticking slope), no contact, its base pinned: a conforming mesh's base nodes; a cage as a pin group on
+    the base pins it (every node of the tets holding the base's points: the cage's nodes below the base alone leave
+    the tet layer under the body as a hinge, docs/method.md). Returns the mean displacement of the top face's points
+    per step, at rest (World.solve_static), and the volume kept at rest."""
+    th = np.radians(30.0)
+    v, t = box_surface((-1.0, -1.0, 0.0), (1.0, 1.0, 2.0))
+    tm = core.tetrahedralize(v, t, resolution=resolution, mode=mode)
+    grid = np.linspace(-1.0, 1.0, 21)
+    face = np.array([[a, b, 0.0] for a in grid for b in grid])
+    top = face + [0.0, 0.0, 2.0]
+    if mode == "cage":
+        tet, _ = embed_points(tm.nodes, tm.tets, face)
+        pinned = np.unique(tm.tets[tet])
+    else:
+        pinned = np.flatnonzero(tm.nodes[:, 2] <= 1e-9)
+    tet, weights = embed_points(tm.nodes, tm.tets, top)
+
+    def top_displacement(x):
+        return np.einsum("kc,kcd->d", weights, x[tm.tets[tet]] - tm.nodes[tm.tets[tet]]) / len(top)
+
+    gravity = (G * np.sin(th), 0.0, -G * np.cos(th))
+    world = core.World(gravity=gravity, settings=core.SolverSettings(cg_iterations=50))
+    world.sleeping = False
+    body = world.add_body(tm, defaults(model=model), pinned=pinned)
+    path = []
+    for _ in range(int(round(seconds / DT))):
+        world.step(DT)
+        path.append(top_displacement(body.x))
+    rest = core.World(gravity=gravity, settings=core.SolverSettings(static_iterations=200))
+    still = rest.add_body(tm, defaults(model=model), pinned=pinned)
+    assert rest.solve_static()["static_converged"]
+    return np.array(path), top_displacement(still.x), tm.volumes(still.x).sum() / tm.volumes().sum()
+
+
+def test_the_2m_default_cube_neo_hookean_pinned_under_gravity_tilted_30_degrees_stands_as_a_conforming_mesh_does():
+    """The load the 2 m default cube feels on a sticking 30° slope, without contact, at the defaults but neo-Hookean
+    (the presets' model; the corotated default's energy gives way under the squash and rotation at the base: on the
+    same mesh its static top moves 28 % further than the neo-Hookean one, tests/core/test_finite_strain_reference.py,
+    and its cage pinned at the nodes below the base folded over). Measured (the top face's mean displacement down the
+    incline): the cage's top peaks at 1.10 m (0.96 s), swings back to 0.17 m and rests at 0.59 m; the conforming
+    mesh's (18,700 tets) at 1.19 m (1.01 s), 0.25 m and 0.64 m: 8 % apart, both keeping 99 % of their volume."""
+    cage, cage_rest, cage_volume = pinned_block("cage", 12, 3.0, "neo_hookean")
+    mesh, mesh_rest, mesh_volume = pinned_block("conforming", 12, 3.0, "neo_hookean")
+    for path in (cage, mesh):
+        peak = int(np.argmax(path[:, 0]))
+        assert 0.8 < path[peak, 0] < 1.6 and path[peak:, 0].min() < 0.5 * path[peak, 0]   # swings back: no fold
+        assert np.all(path[:, 2] > -0.6)
+    assert cage[:, 0].max() == pytest.approx(mesh[:, 0].max(), rel=0.15)
+    assert np.linalg.norm(cage_rest - mesh_rest) < 0.15 * np.linalg.norm(mesh_rest)
+    assert min(cage_volume, mesh_volume) > 0.95
 
 
 def test_two_stacked_default_cubes_rest_on_each_other_and_fall_asleep():
