@@ -248,19 +248,9 @@ class World:
         with solver_threads(self._model.num_tets):
             self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(),
                                                   v_last=backup.v)
-        try:
-            stats = implicit_step(self._forces(), self._state, dt, self._gravity, target,
-                                  self.settings, self._correct, penalty=self._penalty, held=held,
-                                  multigrid=self._multigrid, acceleration=self._motion.acceleration(self._state.v),
-                                  goal=self._goals.step_terms(held, self._node_damping(), dt)
-                                  if self._goals.active else None, grow=self._grow(backup, inv_mass, dt))
-            stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
-        except FloatingPointError:
-            stats = None
-        if stats is None or not all_finite(self._state.x, self._state.v):
-            self._state.assign(backup)
-            raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
-                                     "(lower dt, add substeps or stiffen/soften the material)")
+        stats = self._implicit_step(dt, backup, target, held, correct=self._correct, penalty=self._penalty,
+                                    grow=self._grow(backup, inv_mass, dt))
+        stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
         self._forget_targets()
         t1 = time.perf_counter()
         if self._contact.penetrating:
@@ -271,6 +261,28 @@ class World:
             keep_tets_upright(self._model.tets, solved, self._state.x)
         with solver_threads(self._model.num_tets):
             self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
+        stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
+        self._finish_step(stats, backup, dt, t0)
+
+    def _implicit_step(self, dt, backup, target, held, **contact):
+        """The step's implicit solve (core.solve.implicit_step; `contact`: its contact arguments) from `backup`;
+        raises SimulationDiverged, the state restored, if it produced NaN/inf."""
+        try:
+            stats = implicit_step(self._forces(), self._state, dt, self._gravity, target, self.settings, held=held,
+                                  multigrid=self._multigrid, acceleration=self._motion.acceleration(self._state.v),
+                                  goal=self._goals.step_terms(held, self._node_damping(), dt)
+                                  if self._goals.active else None, **contact)
+        except FloatingPointError:
+            stats = None
+        if stats is None or not all_finite(self._state.x, self._state.v):
+            self._state.assign(backup)
+            raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
+                                     "(lower dt, add substeps or stiffen/soften the material)")
+        return stats
+
+    def _finish_step(self, stats, backup, dt, t0):
+        """After a step's solve: sleeping and settling (core.sleep) from the step's contacts, the colliders at their end
+        positions, the motion recorded for the next warm start; self.stats."""
         if self.sleeping:
             c = self._contact.contacts
             touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
@@ -281,7 +293,6 @@ class World:
             stats["settling"] = int(self._sleep.settling.sum())
         self._contact.finish_step()   # (after support_normals has seen which colliders moved)
         self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, self._smooth_motion(stats))
-        stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
         stats["contacts"] = len(self._contact.contacts)
         stats["seconds"]["total"] = time.perf_counter() - t0
         self.stats = stats
@@ -300,18 +311,7 @@ class World:
             problem = self._contact.problem(backup.x, guess, dt, counts, margin)
         checks = 0
         while True:
-            try:
-                stats = implicit_step(self._forces(), self._state, dt, self._gravity, target, self.settings,
-                                      held=held, multigrid=self._multigrid,
-                                      acceleration=self._motion.acceleration(self._state.v),
-                                      goal=self._goals.step_terms(held, self._node_damping(), dt)
-                                      if self._goals.active else None, contact=problem)
-            except FloatingPointError:
-                stats = None
-            if stats is None or not all_finite(self._state.x, self._state.v):
-                self._state.assign(backup)
-                raise SimulationDiverged(f"the step of dt={dt} s produced NaN/inf; state restored "
-                                         "(lower dt, add substeps or stiffen/soften the material)")
+            stats = self._implicit_step(dt, backup, target, held, contact=problem)
             if checks == MAX_CHECKS:
                 break
             checks += 1
@@ -332,19 +332,7 @@ class World:
         stats["contact_restarts"] = 0 if problem is None else problem.restarts
         stats["contact_converged"] = True if problem is None else problem.converged
         self._forget_targets()
-        if self.sleeping:
-            c = self._contact.contacts
-            touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
-            moving, fast = seen_motion(self.bodies, self._sleep.asleep)
-            self._sleep.after_step(self._state.x, self._state.v, self._model.mass, self._model.node_ranges, dt,
-                                   touching, moving, support_normals(c, ~fast, self._contact.colliders))
-            stats["asleep"] = int(self._sleep.asleep.sum())
-            stats["settling"] = int(self._sleep.settling.sum())
-        self._contact.finish_step()
-        self._motion.record(backup.v, self._state.v, dt, self._model.node_ranges, self._smooth_motion(stats))
-        stats["contacts"] = len(self._contact.contacts)
-        stats["seconds"]["total"] = time.perf_counter() - t0
-        self.stats = stats
+        self._finish_step(stats, backup, dt, t0)
 
     def add_collider(self, vertices, triangles, friction=0.5, thickness=0.0, name=None):
         """Add a triangle-mesh collider in world space (closed meshes are one-sided, open ones two-sided

@@ -163,11 +163,7 @@ class ContactStage:
         those whose key is in `exclude` (a ContactProblem's keys); None if there are none."""
         if self._idle():
             return None
-        self._prepare(x0, node_counts)
-        x0 = np.ascontiguousarray(x0, dtype=np.float64)
-        v = np.ascontiguousarray(v, dtype=np.float64)
-        if not self._sides_checked:
-            self._choose_sides_of_initial_overlap(x0, frac0)
+        x0, v = self._start(x0, v, node_counts, frac0)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1, margin)
         if exclude is not None and len(point):
             keep = ~np.isin(row_keys(point, collider, other, self._num_sources()), exclude)
@@ -195,6 +191,16 @@ class ContactStage:
                                      row_sources(problem.collider, problem.other), problem.gap, self.settings.slop,
                                      two_sided)
 
+    def _start(self, x0, v, node_counts, frac0):
+        """Before a step's first detection: the layout for these bodies, the sides of an initial overlap; x0 and v as
+        contiguous float arrays."""
+        self._prepare(x0, node_counts)
+        x0 = np.ascontiguousarray(x0, dtype=np.float64)
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        if not self._sides_checked:
+            self._choose_sides_of_initial_overlap(x0, frac0)
+        return x0, v
+
     def _num_sources(self):
         return len(self.colliders) + len(self.surfaces)
 
@@ -207,11 +213,7 @@ class ContactStage:
         diagonal block grows by more than NODE_STIFFNESS times its mass (CG would slow down)."""
         if self._idle():
             return None
-        self._prepare(x0, node_counts)
-        x0 = np.ascontiguousarray(x0, dtype=np.float64)
-        v = np.ascontiguousarray(v, dtype=np.float64)
-        if not self._sides_checked:
-            self._choose_sides_of_initial_overlap(x0, frac0)
+        x0, v = self._start(x0, v, node_counts, frac0)
         v_last = v if v_last is None else np.ascontiguousarray(v_last, dtype=np.float64)
         rows = self._predicted_rows(x0, v, v_last, v_last, inv_mass, dt, frac0, frac1)
         if rows is None:
