@@ -157,7 +157,6 @@ class _Operator:
         self.sd = np.empty((len(rows), 3))
         schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, self.sd)
         self.mask = np.zeros((len(rows), 3))
-        self._u = None
 
     def set_mask(self, mask):
         self.mask = mask
@@ -165,7 +164,7 @@ class _Operator:
                                                                           1.0), 0.0)
 
     def apply(self, yx, yc, ox, oc):
-        """(ox, oc) = B (yx, yc): ox = S (A yx − Jᵀ (mask yc)), oc = −mask (J yx)."""
+        """(ox, oc) = B (yx, yc): ox = S (A yx − Jᵀ (mask yc)), oc = −mask (J yx + E yc), E the rows' compliance."""
         for body in range(self.num_bodies):
             self.system.apply(yx, ox, self.free, body)
         rows = self.rows
