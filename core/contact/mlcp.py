@@ -52,6 +52,20 @@ class ContactRows:
     def __len__(self):
         return len(self.node)
 
+    @classmethod
+    def joined(cls, a, b):
+        """The rows of a then b, in their states (stencils padded to the wider)."""
+        out = cls.__new__(cls)
+        width = max(a.node.shape[1], b.node.shape[1])
+        out.node = np.full((len(a) + len(b), width), -1, np.int64)
+        out.coef = np.zeros((len(a) + len(b), width))
+        for rows, at in ((a, slice(0, len(a))), (b, slice(len(a), len(a) + len(b)))):
+            out.node[at, :rows.node.shape[1]] = rows.node
+            out.coef[at, :rows.coef.shape[1]] = rows.coef
+        for name in ("frame", "target", "mu", "active", "static", "force", "slip", "kinetic"):
+            setattr(out, name, np.concatenate([getattr(a, name), getattr(b, name)]))
+        return out
+
 
 @njit(cache=True)
 def frames(normal):

@@ -61,8 +61,7 @@ class ContactProblem:
 
     def __init__(self, point, normal, gap, node, coef, move, mu, collider, other, num_sources, memory):
         self.memory = memory
-        self.num_sources = num_sources
-        self.point, self.normal, self.gap = point, normal, gap
+        self.point, self.gap = point, gap
         self.collider, self.other = collider, other
         self.key = row_keys(point, collider, other, num_sources)
         rows = ContactRows(node, coef, normal, np.einsum("rd,rd->r", normal, move) - gap, np.zeros((len(point), 2)),
@@ -75,8 +74,6 @@ class ContactProblem:
         self.iterations = 0
         self.restarts = 0
         self.converged = True
-        self.gap_tolerance = GAP_TOLERANCE
-        self.max_iterations = MAX_ITERATIONS
 
     @property
     def node(self):
@@ -87,27 +84,15 @@ class ContactProblem:
 
     def add(self, other_problem):
         """Add the rows of `other_problem` (found by the check after a solve) to these."""
-        a, b = self.rows, other_problem.rows
-        width = max(a.node.shape[1], b.node.shape[1])
-        merged = ContactRows(np.zeros((0, width), np.int64), np.zeros((0, width)), np.zeros((0, 3)), [], np.zeros((0, 2)),
-                             [])
-        merged.node = np.full((len(a) + len(b), width), -1, np.int64)
-        merged.coef = np.zeros((len(a) + len(b), width))
-        merged.node[:len(a), :a.node.shape[1]] = a.node
-        merged.node[len(a):, :b.node.shape[1]] = b.node
-        merged.coef[:len(a), :a.coef.shape[1]] = a.coef
-        merged.coef[len(a):, :b.coef.shape[1]] = b.coef
-        for name in ("frame", "target", "mu", "active", "static", "force", "slip", "kinetic"):
-            setattr(merged, name, np.concatenate([getattr(a, name), getattr(b, name)]))
-        self.rows = merged
-        for name in ("point", "normal", "gap", "collider", "other", "key"):
+        self.rows = ContactRows.joined(self.rows, other_problem.rows)
+        for name in ("point", "gap", "collider", "other", "key"):
             setattr(self, name, np.concatenate([getattr(self, name), getattr(other_problem, name)]))
 
     def solve(self, system, b, dx, free, base, tolerance, load):
         """The Newton iteration's solve with these rows (see core.contact.mlcp.solve_contact); returns its Solve."""
         pinv = system.block_jacobi_inverse()
-        out = solve_contact(system, b, dx, free, self.rows, pinv, tolerance, load, self.gap_tolerance,
-                            self.max_iterations, base=base)
+        out = solve_contact(system, b, dx, free, self.rows, pinv, tolerance, load, GAP_TOLERANCE, MAX_ITERATIONS,
+                            base=base)
         self.iterations += out.iterations
         self.restarts += out.restarts
         self.converged = out.converged
