@@ -9,8 +9,9 @@ A dx = b):
     static:  u_t = c_t, |γ| ≤ μλ                          (sticking: no slip relative to the collider's motion)
     kinetic: γ = −μ λ̃ δ on the right-hand side, δ the slip direction, kept while the slip goes along δ.
 The active normal rows and static tangents are equalities of the symmetric indefinite KKT system
-B = [A −Lᵀ; −L −E] (E: COMPLIANCE), solved by CR, preconditioned with the block inverse of Eq. 22 built from A's 3×3
-diagonal blocks and S_d = diag(L A_d⁻¹ Lᵀ). States switch when the solve has converged for the current states (an
+B = [A −Lᵀ; −L −E] (E: COMPLIANCE), solved by CR, preconditioned with the exact inverse of the same KKT system with A
+kept on the contact region only (core.contact.region; the paper's Eq. 22 uses diag(L A_d⁻¹ Lᵀ) for the Schur complement,
+which the redundant rows of embedded points defeat). States switch when the solve has converged for the current states (an
 active-set method; switching inside the iterations, at the paper's shrinking interval, churned on embedded rows:
 benchmarks/RESULTS.md), each row at most MAX_FLIPS times a solve, and the recurrence restarts after a switch.
 Not yet the default (ContactSettings.solver): see issue 49's notes in benchmarks/RESULTS.md."""
@@ -18,7 +19,8 @@ import math
 
 import numpy as np
 
-from ..jit import njit, prange
+from .region import Region
+from .row_kernels import block_apply, frames, project, schur_diagonal, spread
 
 # Each equality row gives way by COMPLIANCE times its own compliance (the Schur diagonal) under its force: rows that
 # share nodes (many render points in one cage tet) are redundant, and without it their forces are not unique: sticking
@@ -67,115 +69,22 @@ class ContactRows:
         return out
 
 
-@njit(cache=True)
-def frames(normal):
-    """(R,3,3): per row its unit normal and two unit tangents orthogonal to it and to each other."""
-    out = np.empty((normal.shape[0], 3, 3))
-    for r in range(normal.shape[0]):
-        nx, ny, nz = normal[r, 0], normal[r, 1], normal[r, 2]
-        if abs(nx) < 0.57:
-            ax, ay, az = 1.0, 0.0, 0.0
-        elif abs(ny) < 0.57:
-            ax, ay, az = 0.0, 1.0, 0.0
-        else:
-            ax, ay, az = 0.0, 0.0, 1.0
-        tx, ty, tz = ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax
-        tl = math.sqrt(tx * tx + ty * ty + tz * tz)
-        tx, ty, tz = tx / tl, ty / tl, tz / tl
-        out[r, 0, 0], out[r, 0, 1], out[r, 0, 2] = nx, ny, nz
-        out[r, 1, 0], out[r, 1, 1], out[r, 1, 2] = tx, ty, tz
-        out[r, 2, 0], out[r, 2, 1], out[r, 2, 2] = ny * tz - nz * ty, nz * tx - nx * tz, nx * ty - ny * tx
-    return out
-
-
-@njit(cache=True, parallel=True)
-def project(node, coef, frame, dx, out):
-    """out (R,3) = J dx: each row's relative displacement in its frame."""
-    for r in prange(node.shape[0]):
-        s0 = s1 = s2 = 0.0
-        for s in range(node.shape[1]):
-            j = node[r, s]
-            if j < 0:
-                continue
-            a = coef[r, s]
-            px, py, pz = a * dx[j, 0], a * dx[j, 1], a * dx[j, 2]
-            s0 += frame[r, 0, 0] * px + frame[r, 0, 1] * py + frame[r, 0, 2] * pz
-            s1 += frame[r, 1, 0] * px + frame[r, 1, 1] * py + frame[r, 1, 2] * pz
-            s2 += frame[r, 2, 0] * px + frame[r, 2, 1] * py + frame[r, 2, 2] * pz
-        out[r, 0], out[r, 1], out[r, 2] = s0, s1, s2
-
-
-@njit(cache=True)
-def spread(node, coef, frame, f, free, out):
-    """out[j] += free_j Jᵀ f: the rows' forces f (R,3, frame components) on their stencils' nodes."""
-    for r in range(node.shape[0]):
-        f0, f1, f2 = f[r, 0], f[r, 1], f[r, 2]
-        if f0 == 0.0 and f1 == 0.0 and f2 == 0.0:
-            continue
-        gx = frame[r, 0, 0] * f0 + frame[r, 1, 0] * f1 + frame[r, 2, 0] * f2
-        gy = frame[r, 0, 1] * f0 + frame[r, 1, 1] * f1 + frame[r, 2, 1] * f2
-        gz = frame[r, 0, 2] * f0 + frame[r, 1, 2] * f1 + frame[r, 2, 2] * f2
-        for s in range(node.shape[1]):
-            j = node[r, s]
-            if j < 0:
-                continue
-            a = coef[r, s] * free[j]
-            out[j, 0] += a * gx
-            out[j, 1] += a * gy
-            out[j, 2] += a * gz
-
-
-@njit(cache=True)
-def schur_diagonal(node, coef, frame, pinv, free, out):
-    """out (R,3) = diag(J A_d⁻¹ Jᵀ) per row and frame direction (A_d⁻¹: the blocks pinv, zero on held nodes),
-    the stencil's repeated nodes summed first."""
-    for r in range(node.shape[0]):
-        for k in range(3):
-            acc = 0.0
-            for s in range(node.shape[1]):
-                j = node[r, s]
-                if j < 0 or free[j] == 0.0:
-                    continue
-                w = 0.0
-                for s2 in range(node.shape[1]):
-                    if node[r, s2] == j:
-                        if s2 < s:
-                            w = math.nan   # counted at its first appearance
-                            break
-                        w += coef[r, s2]
-                if w != w:
-                    continue
-                dx, dy, dz = frame[r, k, 0], frame[r, k, 1], frame[r, k, 2]
-                q = (dx * (pinv[j, 0, 0] * dx + pinv[j, 0, 1] * dy + pinv[j, 0, 2] * dz)
-                     + dy * (pinv[j, 1, 0] * dx + pinv[j, 1, 1] * dy + pinv[j, 1, 2] * dz)
-                     + dz * (pinv[j, 2, 0] * dx + pinv[j, 2, 1] * dy + pinv[j, 2, 2] * dz))
-                acc += w * w * q
-            out[r, k] = acc
-
-
-@njit(cache=True, parallel=True)
-def block_apply(pinv, v, free, out):
-    """out = S A_d⁻¹ v (blocks pinv, S zeroing held nodes)."""
-    for n in prange(v.shape[0]):
-        f = free[n]
-        for i in range(3):
-            out[n, i] = f * (pinv[n, i, 0] * v[n, 0] + pinv[n, i, 1] * v[n, 1] + pinv[n, i, 2] * v[n, 2])
-
-
 class _Operator:
-    """B and the preconditioner C⁻¹ of the current states (mask (R,3): the rows' equalities, 1 or 0)."""
+    """B and the preconditioner C⁻¹ of the current states (mask (R,3): the rows' equalities, 1 or 0): C is the local
+    model's KKT matrix (core.contact.region), exact on the contact region and block-Jacobi elsewhere."""
 
     def __init__(self, system, free, rows, pinv):
         self.system, self.free, self.rows, self.pinv = system, free, rows, pinv
         self.num_bodies = len(system.node_ranges)
         self.sd = np.empty((len(rows), 3))
         schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, self.sd)
-        self.mask = np.zeros((len(rows), 3))
+        self.region = Region(system, free, rows, pinv, COMPLIANCE * self.sd)
+        self.mask = None
 
     def set_mask(self, mask):
-        self.mask = mask
-        self.inv_sd = np.where((mask > 0) & (self.sd > 0), 1.0 / np.where(self.sd > 0, self.sd * (1.0 + COMPLIANCE),
-                                                                          1.0), 0.0)
+        if self.mask is None or not np.array_equal(mask, self.mask):
+            self.mask = mask
+            self.region.factor(mask)
 
     def apply(self, yx, yc, ox, oc):
         """(ox, oc) = B (yx, yc): ox = S (A yx − Jᵀ (mask yc)), oc = −mask (J yx + E yc), E the rows' compliance."""
@@ -188,18 +97,9 @@ class _Operator:
         np.multiply(oc, -self.mask, out=oc)
 
     def precondition(self, rx, rc, zx, zc):
-        """(zx, zc) = C⁻¹ (rx, rc), the approximate block inverse: u = A_d⁻¹ rx, zc = S_d⁻¹ (−J u − rc),
-        zx = u + A_d⁻¹ Jᵀ zc."""
-        rows = self.rows
+        """(zx, zc) = C⁻¹ (rx, rc)."""
         block_apply(self.pinv, rx, self.free, zx)
-        project(rows.node, rows.coef, rows.frame, zx, zc)
-        zc += rc
-        np.multiply(zc, -self.inv_sd, out=zc)
-        g = np.zeros_like(zx)
-        spread(rows.node, rows.coef, rows.frame, zc, self.free, g)
-        u = np.empty_like(zx)
-        block_apply(self.pinv, g, self.free, u)
-        zx += u
+        self.region.solve(rx, rc, zx, zc)
 
 
 def _dot(ax, ac, bx, bc):
@@ -244,15 +144,8 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         dxr *= free[:, None]
         return dxr, -(op.mask * target)
 
-    def mask_of_states():
-        m = np.zeros((nr, 3))
-        m[rows.active, 0] = 1.0
-        st = rows.active & rows.static & (rows.mu > 0)
-        m[st, 1:] = 1.0
-        return m
-
     def restart():
-        op.set_mask(mask_of_states())
+        op.set_mask(_mask(rows))
         np.multiply(yc, op.mask, out=yc)
         dx_r, dc = rhs()
         bx, bc = np.empty_like(yx), np.empty_like(yc)
@@ -273,11 +166,12 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         project(rows.node, rows.coef, rows.frame, yx, u)
         cerr = float(np.max(np.abs(op.mask * (u - target + COMPLIANCE * op.sd * yc)), initial=0.0))
         done = res <= tolerance and cerr <= gap_tolerance
-        changed = done and _switch(rows, u - target, op.sd, gap_tolerance, flips, restarts < FOLLOW_ROUNDS)
-        if done and not changed:
+        project(rows.node, rows.coef, rows.frame, yx, u)
+        rounds = int(done and _switch(rows, u - target, op.sd, gap_tolerance, flips, restarts < FOLLOW_ROUNDS))
+        if done and not rounds:
             converged = True
             break
-        if changed:
+        if rounds:
             restarts += 1
             rx, rc, zx, zc, wx, wc = restart()
             px, pc, qx, qc = zx.copy(), zc.copy(), wx.copy(), wc.copy()
@@ -308,6 +202,14 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         it += 1
     rows.force[:] = yc
     return Solve(it, restarts, converged, res, cerr)
+
+
+def _mask(rows):
+    """The rows' equalities (R,3) of their states: active normals, sticking tangents."""
+    m = np.zeros((len(rows), 3))
+    m[rows.active, 0] = 1.0
+    m[rows.active & rows.static & (rows.mu > 0), 1:] = 1.0
+    return m
 
 
 def _pnorm(v, pinv, free):

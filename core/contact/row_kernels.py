@@ -1,0 +1,101 @@
+"""The contact rows' numba kernels: their frames, J dx (project), Jᵀ f (spread), diag(J A_d⁻¹ Jᵀ) and A_d⁻¹ v."""
+import math
+
+import numpy as np
+
+from ..jit import njit, prange
+
+
+@njit(cache=True)
+def frames(normal):
+    """(R,3,3): per row its unit normal and two unit tangents orthogonal to it and to each other."""
+    out = np.empty((normal.shape[0], 3, 3))
+    for r in range(normal.shape[0]):
+        nx, ny, nz = normal[r, 0], normal[r, 1], normal[r, 2]
+        if abs(nx) < 0.57:
+            ax, ay, az = 1.0, 0.0, 0.0
+        elif abs(ny) < 0.57:
+            ax, ay, az = 0.0, 1.0, 0.0
+        else:
+            ax, ay, az = 0.0, 0.0, 1.0
+        tx, ty, tz = ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax
+        tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+        tx, ty, tz = tx / tl, ty / tl, tz / tl
+        out[r, 0, 0], out[r, 0, 1], out[r, 0, 2] = nx, ny, nz
+        out[r, 1, 0], out[r, 1, 1], out[r, 1, 2] = tx, ty, tz
+        out[r, 2, 0], out[r, 2, 1], out[r, 2, 2] = ny * tz - nz * ty, nz * tx - nx * tz, nx * ty - ny * tx
+    return out
+
+
+@njit(cache=True, parallel=True)
+def project(node, coef, frame, dx, out):
+    """out (R,3) = J dx: each row's relative displacement in its frame."""
+    for r in prange(node.shape[0]):
+        s0 = s1 = s2 = 0.0
+        for s in range(node.shape[1]):
+            j = node[r, s]
+            if j < 0:
+                continue
+            a = coef[r, s]
+            px, py, pz = a * dx[j, 0], a * dx[j, 1], a * dx[j, 2]
+            s0 += frame[r, 0, 0] * px + frame[r, 0, 1] * py + frame[r, 0, 2] * pz
+            s1 += frame[r, 1, 0] * px + frame[r, 1, 1] * py + frame[r, 1, 2] * pz
+            s2 += frame[r, 2, 0] * px + frame[r, 2, 1] * py + frame[r, 2, 2] * pz
+        out[r, 0], out[r, 1], out[r, 2] = s0, s1, s2
+
+
+@njit(cache=True)
+def spread(node, coef, frame, f, free, out):
+    """out[j] += free_j Jᵀ f: the rows' forces f (R,3, frame components) on their stencils' nodes."""
+    for r in range(node.shape[0]):
+        f0, f1, f2 = f[r, 0], f[r, 1], f[r, 2]
+        if f0 == 0.0 and f1 == 0.0 and f2 == 0.0:
+            continue
+        gx = frame[r, 0, 0] * f0 + frame[r, 1, 0] * f1 + frame[r, 2, 0] * f2
+        gy = frame[r, 0, 1] * f0 + frame[r, 1, 1] * f1 + frame[r, 2, 1] * f2
+        gz = frame[r, 0, 2] * f0 + frame[r, 1, 2] * f1 + frame[r, 2, 2] * f2
+        for s in range(node.shape[1]):
+            j = node[r, s]
+            if j < 0:
+                continue
+            a = coef[r, s] * free[j]
+            out[j, 0] += a * gx
+            out[j, 1] += a * gy
+            out[j, 2] += a * gz
+
+
+@njit(cache=True)
+def schur_diagonal(node, coef, frame, pinv, free, out):
+    """out (R,3) = diag(J A_d⁻¹ Jᵀ) per row and frame direction (A_d⁻¹: the blocks pinv, zero on held nodes),
+    the stencil's repeated nodes summed first."""
+    for r in range(node.shape[0]):
+        for k in range(3):
+            acc = 0.0
+            for s in range(node.shape[1]):
+                j = node[r, s]
+                if j < 0 or free[j] == 0.0:
+                    continue
+                w = 0.0
+                for s2 in range(node.shape[1]):
+                    if node[r, s2] == j:
+                        if s2 < s:
+                            w = math.nan   # counted at its first appearance
+                            break
+                        w += coef[r, s2]
+                if w != w:
+                    continue
+                dx, dy, dz = frame[r, k, 0], frame[r, k, 1], frame[r, k, 2]
+                q = (dx * (pinv[j, 0, 0] * dx + pinv[j, 0, 1] * dy + pinv[j, 0, 2] * dz)
+                     + dy * (pinv[j, 1, 0] * dx + pinv[j, 1, 1] * dy + pinv[j, 1, 2] * dz)
+                     + dz * (pinv[j, 2, 0] * dx + pinv[j, 2, 1] * dy + pinv[j, 2, 2] * dz))
+                acc += w * w * q
+            out[r, k] = acc
+
+
+@njit(cache=True, parallel=True)
+def block_apply(pinv, v, free, out):
+    """out = S A_d⁻¹ v (blocks pinv, S zeroing held nodes)."""
+    for n in prange(v.shape[0]):
+        f = free[n]
+        for i in range(3):
+            out[n, i] = f * (pinv[n, i, 0] * v[n, 0] + pinv[n, i, 1] * v[n, 1] + pinv[n, i, 2] * v[n, 2])
