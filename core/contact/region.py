@@ -21,7 +21,6 @@ class Region:
     def __init__(self, system, free, rows, pinv, compliance):
         self.system, self.free, self.rows, self.pinv = system, free, rows, pinv
         self.compliance = compliance
-        self._matrix = None
         self.nodes = np.zeros(0, np.int64)
         self.dof = np.zeros(0, np.int64)
 
@@ -31,7 +30,7 @@ class Region:
         nodes = rows.node[mask.any(axis=1)]
         nodes = np.unique(nodes[nodes >= 0])
         nodes = nodes[self.free[nodes] > 0]
-        if not np.array_equal(nodes, self.nodes) or self._matrix is None:
+        if not np.array_equal(nodes, self.nodes) or not hasattr(self, "stiffness"):
             self.nodes = nodes
             self.dof = (3 * nodes[:, None] + np.arange(3)).ravel()
             index = np.full(len(self.free), -1, np.int64)
@@ -40,9 +39,10 @@ class Region:
             self.stiffness = self._stiffness(nodes)
         self.equalities = np.flatnonzero((mask.ravel() > 0) & (self.compliance.ravel() > 0))
         self.j_eq = self.jacobian[self.equalities]
+        self.j_eq_t = self.j_eq.T.tocsr()
         self.e_inv = 1.0 / self.compliance.ravel()[self.equalities]
         if len(self.dof):
-            self._lu = spl.splu((self.stiffness + self.j_eq.T @ sp.diags(self.e_inv) @ self.j_eq).tocsc())
+            self._lu = spl.splu((self.stiffness + self.j_eq_t @ sp.diags(self.e_inv) @ self.j_eq).tocsc())
 
     def solve(self, rx, rc, zx, zc):
         """(zx, zc) = the local KKT inverse of (rx (N,3), rc (R,3)): block-Jacobi off the region (zx there is
@@ -50,7 +50,7 @@ class Region:
         rce = rc.ravel()[self.equalities]
         out = np.zeros(zc.size)
         if len(self.dof):
-            z = self._lu.solve(rx.ravel()[self.dof] - self.j_eq.T @ (self.e_inv * rce))
+            z = self._lu.solve(rx.ravel()[self.dof] - self.j_eq_t @ (self.e_inv * rce))
             zx.reshape(-1)[self.dof] = z
             out[self.equalities] = -self.e_inv * (self.j_eq @ z + rce)
         else:
@@ -58,15 +58,23 @@ class Region:
         zc[:] = out.reshape(zc.shape)
 
     def _stiffness(self, nodes):
-        """A on the region's nodes: the assembled blocks, or (a matrix-free system) its diagonal blocks."""
-        if hasattr(self.system, "pattern"):
-            if self._matrix is None:
-                pat, n = self.system.pattern, len(self.free)
-                self._matrix = sp.bsr_matrix((self.system.data, pat.col, pat.row_ptr), shape=(3 * n, 3 * n)).tocsr()
-            return self._matrix[self.dof][:, self.dof]
-        self._matrix = True
-        return sp.block_diag(list(np.linalg.inv(self.pinv[nodes])), format="csr") if len(nodes) else sp.csr_matrix(
-            (0, 0))
+        """A on the region's nodes (CSR): its assembled blocks among them, or (a matrix-free system) its diagonal
+        blocks."""
+        n = len(nodes)
+        if not hasattr(self.system, "pattern"):
+            return sp.block_diag(list(np.linalg.inv(self.pinv[nodes])), format="csr") if n else sp.csr_matrix((0, 0))
+        pat = self.system.pattern
+        index = np.full(len(self.free), -1, np.int64)
+        index[nodes] = np.arange(n)
+        count = pat.row_ptr[nodes + 1] - pat.row_ptr[nodes]
+        block = np.repeat(pat.row_ptr[nodes] - np.cumsum(count) + count, count) + np.arange(count.sum())
+        row = np.repeat(np.arange(n), count)
+        col = index[pat.col[block]]
+        keep = col >= 0
+        block, row, col = block[keep], row[keep], col[keep]
+        i = (3 * row[:, None, None] + np.arange(3)[None, :, None] + np.zeros((1, 1, 3), np.int64)).ravel()
+        j = (3 * col[:, None, None] + np.zeros((1, 3, 1), np.int64) + np.arange(3)[None, None, :]).ravel()
+        return sp.csr_matrix((self.system.data[block].ravel(), (i, j)), shape=(3 * n, 3 * n))
 
 
 def _jacobian(rows, index, num_nodes):
