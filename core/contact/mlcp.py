@@ -107,7 +107,8 @@ def _dot(ax, ac, bx, bc):
 
 
 class Solve:
-    """The outcome of solve_contact: iterations, restarts (state switches), converged, residual."""
+    """The outcome of solve_contact: iterations, restarts (state switches), converged (the residual met and every row
+    within its constraint), residual."""
 
     def __init__(self, iterations, restarts, converged, residual, constraint_error):
         self.iterations, self.restarts, self.converged = iterations, restarts, converged
@@ -166,12 +167,12 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         project(rows.node, rows.coef, rows.frame, yx, u)
         cerr = float(np.max(np.abs(op.mask * (u - target + COMPLIANCE * op.sd * yc)), initial=0.0))
         done = res <= tolerance and cerr <= gap_tolerance
-        project(rows.node, rows.coef, rows.frame, yx, u)
-        rounds = int(done and _switch(rows, u - target, op.sd, gap_tolerance, flips, restarts < FOLLOW_ROUNDS))
-        if done and not rounds:
-            converged = True
+        changed = done and _switch(rows, u - target, op.sd, gap_tolerance, flips, restarts < FOLLOW_ROUNDS)
+        if done and not changed:
+            # states that stopped changing with rows the anti-cycling cap holds out inside their surfaces: not a solution
+            converged = not np.any(~rows.active & (u[:, 0] - target[:, 0] < -gap_tolerance))
             break
-        if rounds:
+        if changed:
             restarts += 1
             rx, rc, zx, zc, wx, wc = restart()
             px, pc, qx, qc = zx.copy(), zc.copy(), wx.copy(), wc.copy()
