@@ -1,0 +1,134 @@
+"""Output Strain's point attributes (a squashed ball, baked, saved and reopened, turned off) and the cage overlay's
+draw handler (toggle, add-on disable) and geometry (counts against the cage)."""
+import addon_utils
+import numpy as np
+from addon_testing import MODULE, add_ico
+
+STRAIN = ("softfem_strain", "softfem_volume_change", "softfem_stress")
+FRAMES = 8
+
+
+def _evaluated_attributes(bpy, obj):
+    """{name: (n,) float32} of the strain attributes on the object's evaluated mesh (absent ones left out)."""
+    mesh = obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).data
+    out = {}
+    for name in STRAIN:
+        attribute = mesh.attributes.get(name)
+        if attribute is not None:
+            values = np.empty(len(attribute.data), np.float32)
+            attribute.data.foreach_get("value", values)
+            out[name] = values
+    return out
+
+
+def _squashed_ball(bpy):
+    """A soft 0.5 m ball (E = 5 kPa) 1 cm above a Collision plane, its top vertices pinned in place, Output Strain
+    on, frames 1-8 baked: it sags onto the plane."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, FRAMES
+    bpy.ops.mesh.primitive_plane_add(size=4.0)
+    bpy.context.active_object.modifiers.new("Collision", 'COLLISION')
+    bpy.context.active_object.collision.thickness_outer = 0.002
+    obj = add_ico(bpy, location=(0.0, 0.0, 0.26), subdivisions=2, radius=0.25)
+    obj.softfem.resolution = 5
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    obj.softfem.youngs_modulus = 5e3
+    obj.softfem.output_strain = True
+    assert bpy.ops.softfem.bake() == {'FINISHED'}
+    return scene, obj
+
+
+def test_strain_at_the_contact_patch_kept_through_save_and_reopen_and_absent_when_off(blender, softfem, tmp_path):
+    bpy = blender
+    scene, obj = _squashed_ball(bpy)
+    scene.frame_set(FRAMES)
+    values = _evaluated_attributes(bpy, obj)
+    assert set(values) == set(STRAIN)
+    z = obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).to_mesh().attributes["position"]
+    co = np.empty(len(z.data) * 3, np.float32)
+    z.data.foreach_get("vector", co)
+    obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).to_mesh_clear()
+    height = co.reshape(-1, 3)[:, 2]
+    bottom, top = height < height.min() + 0.04, height > height.max() - 0.04
+    strain = values["softfem_strain"]
+    print("strain bottom", strain[bottom].mean(), "top", strain[top].mean(), "max", strain.max())
+    assert strain[bottom].mean() > 0.01
+    assert strain[top].mean() < 0.2 * strain[bottom].mean()
+    mu = 5e3 / (2 * 1.45)
+    np.testing.assert_allclose(values["softfem_stress"], 3 * mu * strain, rtol=1e-5, atol=1e-3)
+    assert values["softfem_volume_change"][bottom].mean() < 0.0   # squashed
+
+    blend = str(tmp_path / "squash.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=blend)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    addon_utils.enable(MODULE, default_set=True)
+    bpy.ops.wm.open_mainfile(filepath=blend)
+    scene = bpy.context.scene
+    obj = scene.objects[obj.name]
+    scene.frame_set(2)
+    scene.frame_set(FRAMES)
+    again = _evaluated_attributes(bpy, obj)
+    for name in STRAIN:
+        np.testing.assert_array_equal(again[name], values[name])
+    assert softfem.addon.session.existing(scene).core_calls == 0   # from the baked frames, not simulated again
+
+    obj.softfem.output_strain = False
+    assert _evaluated_attributes(bpy, obj) == {}
+    assert not any(obj.data.attributes.get(name) for name in STRAIN)
+    scene.frame_set(3)
+    assert _evaluated_attributes(bpy, obj) == {}
+    obj.softfem.output_strain = True   # shown again at once, at this frame
+    assert set(_evaluated_attributes(bpy, obj)) == set(STRAIN)
+
+
+def test_overlay_handler_follows_its_toggle_and_the_addon_and_draws_the_cage(blender, softfem):
+    bpy = blender
+    overlay = softfem.addon.overlay
+    scene, obj = _squashed_ball(bpy)
+    group = obj.vertex_groups.new(name="Top")
+    group.add([v.index for v in obj.data.vertices if v.co.z > 0.2], 1.0, 'REPLACE')
+    assert not overlay.drawing()
+    scene.softfem.show_overlay = True
+    assert overlay.drawing()
+    scene.frame_set(FRAMES)
+    sess = softfem.addon.session.existing(scene)
+    body = sess.bodies[0]
+    tets = body.tm.tets
+    edges = {tuple(sorted((int(t[a]), int(t[b])))) for t in tets for a in range(4) for b in range(a + 1, 4)}
+    shapes = overlay.geometry(scene)
+    assert shapes["edges"] == len(edges)
+    x = sess.state(FRAMES)[0][0]
+    drawn = {tuple(sorted(map(int, pair))) for pair in body.cage_edges()[0]}
+    assert drawn == edges
+    np.testing.assert_allclose(shapes["lines"][:2 * len(edges)], x[body.cage_edges()[0]].reshape(-1, 3), atol=1e-6)
+    assert shapes["contacts"] == len(sess.world.contacts)   # the last frame baked is the one just simulated
+    scene.frame_set(FRAMES - 1)
+    assert overlay.geometry(scene)["contacts"] == 0   # a cached frame: its contacts are not kept
+    assert len(shapes["points"]) == len(body.pinned) == 0
+
+    # Simulated frames: the top pinned, the contacts of the frame just simulated as lines
+    assert bpy.ops.softfem.free_bake() == {'FINISHED'}
+    obj.softfem.pin_group = "Top"
+    for f in range(1, 4):
+        scene.frame_set(f)
+    sess = softfem.addon.session.existing(scene)
+    body = sess.bodies[0]
+    shapes = overlay.geometry(scene)
+    assert len(body.pinned) > 0 and len(shapes["points"]) == len(body.pinned)
+    np.testing.assert_allclose(shapes["points"], sess.state(3)[0][0][body.pinned], atol=1e-6)
+    assert shapes["contacts"] == len(sess.world.contacts) > 0
+    assert len(shapes["lines"]) == len(shapes["line_colours"]) == 2 * (shapes["edges"] + shapes["contacts"])
+    plain = shapes["line_colours"][:2 * shapes["edges"]]
+    scene.softfem.overlay_quality = True
+    coloured = overlay.geometry(scene)["line_colours"][:2 * shapes["edges"]]
+    assert not np.allclose(coloured, plain) and np.all(coloured[:, 1] > 0.0)   # no flat or inverted tet
+
+    scene.softfem.show_overlay = False
+    assert not overlay.drawing()
+    scene.softfem.show_overlay = True
+    assert overlay.drawing()
+    addon_utils.disable(MODULE, default_set=True)
+    try:
+        assert not overlay.drawing()
+    finally:
+        addon_utils.enable(MODULE, default_set=True)
