@@ -1,6 +1,5 @@
 """Output Strain's point attributes (a squashed ball, baked, saved and reopened, turned off) and the cage overlay's
 draw handler (toggle, add-on disable) and geometry (counts against the cage)."""
-import addon_utils
 import numpy as np
 from addon_testing import MODULE, add_ico
 
@@ -22,7 +21,7 @@ def _evaluated_attributes(bpy, obj):
 
 
 def _squashed_ball(bpy):
-    """A soft 0.5 m ball (E = 5 kPa) 1 cm above a Collision plane, its top vertices pinned in place, Output Strain
+    """A soft 0.5 m ball (E = 30 kPa) 1 cm above a Collision plane, its top vertices pinned in place, Output Strain
     on, frames 1-8 baked: it sags onto the plane."""
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, FRAMES
@@ -32,13 +31,14 @@ def _squashed_ball(bpy):
     obj = add_ico(bpy, location=(0.0, 0.0, 0.26), subdivisions=2, radius=0.25)
     obj.softfem.resolution = 5
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
-    obj.softfem.youngs_modulus = 5e3
+    obj.softfem.youngs_modulus = 3e4
     obj.softfem.output_strain = True
     assert bpy.ops.softfem.bake() == {'FINISHED'}
     return scene, obj
 
 
 def test_strain_at_the_contact_patch_kept_through_save_and_reopen_and_absent_when_off(blender, softfem, tmp_path):
+    import addon_utils
     bpy = blender
     scene, obj = _squashed_ball(bpy)
     scene.frame_set(FRAMES)
@@ -51,20 +51,19 @@ def test_strain_at_the_contact_patch_kept_through_save_and_reopen_and_absent_whe
     height = co.reshape(-1, 3)[:, 2]
     bottom, top = height < height.min() + 0.04, height > height.max() - 0.04
     strain = values["softfem_strain"]
-    print("strain bottom", strain[bottom].mean(), "top", strain[top].mean(), "max", strain.max())
     assert strain[bottom].mean() > 0.01
     assert strain[top].mean() < 0.2 * strain[bottom].mean()
-    mu = 5e3 / (2 * 1.45)
+    mu = 3e4 / (2 * 1.45)
     np.testing.assert_allclose(values["softfem_stress"], 3 * mu * strain, rtol=1e-5, atol=1e-3)
     assert values["softfem_volume_change"][bottom].mean() < 0.0   # squashed
 
-    blend = str(tmp_path / "squash.blend")
+    name, blend = obj.name, str(tmp_path / "squash.blend")
     bpy.ops.wm.save_as_mainfile(filepath=blend)
     bpy.ops.wm.read_factory_settings(use_empty=True)
     addon_utils.enable(MODULE, default_set=True)
     bpy.ops.wm.open_mainfile(filepath=blend)
     scene = bpy.context.scene
-    obj = scene.objects[obj.name]
+    obj = scene.objects[name]
     scene.frame_set(2)
     scene.frame_set(FRAMES)
     again = _evaluated_attributes(bpy, obj)
@@ -82,6 +81,7 @@ def test_strain_at_the_contact_patch_kept_through_save_and_reopen_and_absent_whe
 
 
 def test_overlay_handler_follows_its_toggle_and_the_addon_and_draws_the_cage(blender, softfem):
+    import addon_utils
     bpy = blender
     overlay = softfem.addon.overlay
     scene, obj = _squashed_ball(bpy)
