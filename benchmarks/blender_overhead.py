@@ -91,7 +91,8 @@ def main():
     dg = bpy.context.evaluated_depsgraph_get()
     parts = {
         "signature (mesh fingerprint)": lambda: addon.scene_settings.signature(scene),
-        "pin targets (animated shape + node fit)": lambda: sess._pin_targets(ball, body, dg),
+        "pin targets (animated shape + node fit)":
+            lambda: addon.animated_shape.frame_targets(ball, body, dg, FRAMES + 1, sess.warn),
         "collider read (world space)": lambda: addon.colliders.frame_targets(sess.colliders, scene, dg),
         "render positions (embedding)": lambda: body.render_positions(state[0][0]),
         "write-back (to local + attribute foreach_set)": lambda: sess._show(scene, state),

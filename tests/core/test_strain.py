@@ -103,3 +103,20 @@ def test_points_of_a_mesh_without_embedding_are_its_nodes():
     values = _gauge(bar).points_at(bar.nodes * [1.01, 0.995, 0.995])
     assert values.shape == (3, bar.num_nodes) and values.dtype == np.float32
     np.testing.assert_allclose(values[0], 0.01, atol=1e-6)
+
+
+def test_equivalent_strain_matches_the_stretch_tensor_of_each_tet():
+    """Under a large deformation every tet's equivalent strain is √(2/3 e:e) of dev(S − I), S = √(FᵀF) from numpy's
+    SVD of F; an inverted tet (det F < 0) reads a large strain, its smallest stretch taken negative."""
+    bar = _bar()
+    x = _deformed(bar.nodes)
+    ds = np.stack([x[bar.tets[:, k]] - x[bar.tets[:, 0]] for k in (1, 2, 3)], axis=2)
+    dm = np.stack([bar.nodes[bar.tets[:, k]] - bar.nodes[bar.tets[:, 0]] for k in (1, 2, 3)], axis=2)
+    sigma = np.linalg.svd(ds @ np.linalg.inv(dm), compute_uv=False)
+    dev = sigma - sigma.mean(axis=1, keepdims=True)
+    np.testing.assert_allclose(_gauge(bar).tets_at(x)[:, 0], np.sqrt(2.0 / 3.0 * (dev ** 2).sum(axis=1)),
+                               rtol=1e-9, atol=1e-12)
+    tet = core.TetMesh([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [[0, 1, 2, 3]])
+    flipped = tet.nodes * [1.0, 1.0, -0.5]   # pushed through its base: det F = −0.5
+    strain, change, _stress = _gauge(tet).tets_at(flipped)[0]
+    assert change == pytest.approx(-1.5) and strain == pytest.approx(np.sqrt(2.0 / 3.0 * 1.5), rel=1e-9)
