@@ -117,7 +117,8 @@ def _draw():
             return
         sess = session.existing(scene)
         shown = sess.shown if sess is not None else None
-        if _drawn.get("shown") is not shown or _drawn.get("quality") != scene.softfem.overlay_quality:
+        if ("batches" not in _drawn or _drawn["shown"] is not shown
+                or _drawn["quality"] != scene.softfem.overlay_quality):
             _drawn.update(batches=_batches(geometry(scene)), shown=shown, quality=scene.softfem.overlay_quality)
         import gpu
         gpu.state.blend_set('ALPHA')
