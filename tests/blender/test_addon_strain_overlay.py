@@ -123,6 +123,9 @@ def test_overlay_handler_follows_its_toggle_and_the_addon_and_draws_the_cage(ble
     coloured = overlay.geometry(scene)["line_colours"][:2 * shapes["edges"]]
     assert not np.allclose(coloured, plain) and np.all(coloured[:, 1] > 0.0)   # no flat or inverted tet
 
+    overlay._draw()   # headless, Blender draws nothing: the callback reports that once and does not raise
+    assert overlay._failed
+
     scene.softfem.show_overlay = False
     assert not overlay.drawing()
     scene.softfem.show_overlay = True
