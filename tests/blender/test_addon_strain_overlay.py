@@ -135,3 +135,41 @@ def test_overlay_handler_follows_its_toggle_and_the_addon_and_draws_the_cage(ble
         assert not overlay.drawing()
     finally:
         addon_utils.enable(MODULE, default_set=True)
+
+
+def test_an_attribute_node_renders_the_strain(blender, softfem, tmp_path):
+    """A material reading softfem_strain through an Attribute node into a Color Ramp (blue at 0, red at 0.15), rendered
+    by Cycles: the squashed ball's contact patch comes out red, its top blue."""
+    bpy = blender
+    scene, obj = _squashed_ball(bpy)
+    mat = bpy.data.materials.new("Strain")
+    if mat.node_tree is None:
+        mat.use_nodes = True
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    attribute, ramp = nodes.new("ShaderNodeAttribute"), nodes.new("ShaderNodeValToRGB")
+    attribute.attribute_name = "softfem_strain"
+    ramp.color_ramp.elements[0].color = (0.0, 0.0, 1.0, 1.0)
+    ramp.color_ramp.elements[1].color = (1.0, 0.0, 0.0, 1.0)
+    ramp.color_ramp.elements[1].position = 0.15
+    emission = nodes.new("ShaderNodeEmission")
+    links.new(attribute.outputs["Fac"], ramp.inputs["Fac"])
+    links.new(ramp.outputs["Color"], emission.inputs["Color"])
+    links.new(emission.outputs["Emission"], nodes["Material Output"].inputs["Surface"])
+    obj.data.materials.append(mat)
+    camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+    scene.collection.objects.link(camera)
+    camera.location, camera.rotation_euler = (0.0, -1.6, 0.25), (np.radians(90.0), 0.0, 0.0)
+    scene.camera = camera
+    scene.objects["Plane"].visible_camera = False   # (its reflection of the ball would look like the ball)
+    scene.view_settings.view_transform = 'Standard'
+    scene.render.engine, scene.cycles.device, scene.cycles.samples = 'CYCLES', 'CPU', 4
+    scene.render.resolution_x, scene.render.resolution_y = 80, 60
+    scene.render.filepath = str(tmp_path / "strain.png")
+    scene.frame_set(FRAMES)
+    bpy.ops.render.render(write_still=True)
+    image = bpy.data.images.load(scene.render.filepath)
+    pixels = np.array(image.pixels[:]).reshape(60, 80, 4)   # rows from the bottom
+    column = pixels[:, 37:43].mean(axis=1)
+    ball = np.flatnonzero(column[:, :3].sum(axis=1) > 0.1)   # the emitting ball against the black world
+    bottom, top = column[ball[:3]], column[ball[-3:]]
+    assert bottom[:, 0].mean() > 2 * bottom[:, 2].mean() and top[:, 2].mean() > 2 * top[:, 0].mean()
