@@ -1,6 +1,7 @@
-"""The viewport overlay: each soft body's cage at the shown frame (pinned nodes marked, optionally coloured by tet
-quality) and the contacts of the frame just simulated as lines along their normal forces; a gpu draw handler that
-exists only while a scene's Show Cage Overlay is on."""
+"""The viewport overlay: a gpu draw handler, registered only while a scene's Show Cage Overlay is on.
+
+It draws each soft body's cage at the shown frame (pinned nodes marked, optionally coloured by tet quality) and the
+contacts of the frame just simulated as lines along their normal forces."""
 import bpy
 import numpy as np
 
