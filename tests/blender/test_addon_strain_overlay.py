@@ -118,6 +118,10 @@ def test_overlay_handler_follows_its_toggle_and_the_addon_and_draws_the_cage(ble
     np.testing.assert_allclose(shapes["points"], sess.state(3)[0][0][body.pinned], atol=1e-6)
     assert shapes["contacts"] == len(sess.world.contacts) > 0
     assert len(shapes["lines"]) == len(shapes["line_colours"]) == 2 * (shapes["edges"] + shapes["contacts"])
+    calls = sess.core_calls
+    obj.softfem.output_strain = False   # not a setting the frames depend on: the cache stays
+    scene.frame_set(2)
+    assert not sess.outdated and sess.core_calls == calls and sess.last_frame() == 3
     plain = shapes["line_colours"][:2 * shapes["edges"]]
     scene.softfem.overlay_quality = True
     coloured = overlay.geometry(scene)["line_colours"][:2 * shapes["edges"]]
