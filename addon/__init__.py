@@ -3,12 +3,13 @@ from . import dependencies
 
 dependencies.configure_numba_cache()
 
-from . import handlers, properties, readiness  # noqa: E402  (after the numba cache folder is set)
+from . import handlers, overlay, properties, readiness  # noqa: E402  (after the numba cache folder is set)
 
 
 def register():
     properties.register()
     handlers.register()
+    overlay.sync()   # enabled in an open file whose scene shows the cage overlay
     readiness.start()
 
 

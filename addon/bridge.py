@@ -94,6 +94,8 @@ OUTPUT_GROUP = "SoftFEM Output"
 POSITION_ATTRIBUTE = "softfem_position"
 DRIVEN_ATTRIBUTE = "softfem_driven"
 INDEX_ATTRIBUTE = "softfem_index"    # each vertex's index where the output modifier runs
+# Output Strain's point attributes (core.StrainGauge's measures), in its order: equivalent strain, det F - 1, von Mises
+STRAIN_ATTRIBUTES = ("softfem_strain", "softfem_volume_change", "softfem_stress")
 _DEFORM_ONLY = {'ARMATURE', 'CAST', 'CURVE', 'DISPLACE', 'HOOK', 'LAPLACIANDEFORM', 'LATTICE', 'MESH_DEFORM',
                 'SHRINKWRAP', 'SIMPLE_DEFORM', 'SMOOTH', 'CORRECTIVE_SMOOTH', 'LAPLACIANSMOOTH',
                 'SURFACE_DEFORM', 'WARP', 'WAVE', 'VERTEX_WEIGHT_EDIT', 'VERTEX_WEIGHT_MIX',
@@ -174,9 +176,7 @@ def remove_output(obj):
     mod = output_modifier(obj)
     if mod is not None:
         obj.modifiers.remove(mod)
-    attribute = obj.data.attributes.get(POSITION_ATTRIBUTE)
-    if attribute is not None:
-        obj.data.attributes.remove(attribute)
+    remove_attributes(obj.data, (POSITION_ATTRIBUTE,) + STRAIN_ATTRIBUTES)
     group = bpy.data.node_groups.get(OUTPUT_GROUP)
     if group is not None and group.users == 0:
         bpy.data.node_groups.remove(group)
@@ -194,11 +194,33 @@ def write_local_positions(obj, local):
     mesh.update()
 
 
+def write_point_values(obj, names, rows):
+    """Write float point attributes `names` of the object's mesh, one row (n,) float32 each (mesh.update() is left to
+    the caller: write_local_positions)."""
+    mesh = obj.data
+    for name, row in zip(names, rows):
+        attribute = mesh.attributes.get(name)
+        if attribute is None or attribute.data_type != 'FLOAT' or attribute.domain != 'POINT':
+            if attribute is not None:
+                mesh.attributes.remove(attribute)
+            attribute = mesh.attributes.new(name, 'FLOAT', 'POINT')
+        attribute.data.foreach_set("value", row)
+
+
+def remove_attributes(mesh, names):
+    """Remove the mesh's attributes `names` that exist; returns whether any did."""
+    found = False
+    for name in names:
+        attribute = mesh.attributes.get(name)   # (looked up one at a time: a removal moves the others)
+        if attribute is not None:
+            mesh.attributes.remove(attribute)
+            found = True
+    return found
+
+
 def reset_output(obj):
-    """Show the object unsimulated (its own animated shape): drop the output attribute."""
-    attribute = obj.data.attributes.get(POSITION_ATTRIBUTE)
-    if attribute is not None:
-        obj.data.attributes.remove(attribute)
+    """Show the object unsimulated (its own animated shape): drop the output and strain attributes."""
+    if remove_attributes(obj.data, (POSITION_ATTRIBUTE,) + STRAIN_ATTRIBUTES):
         obj.data.update()
 
 

@@ -36,6 +36,16 @@ def edited(depsgraph):
         mesh_hashes.forget(names)
 
 
+def output_strain_toggled(obj, scene):
+    """A body's Output Strain was toggled: off, its strain attributes go at once; on, the frame is shown again, with
+    them."""
+    if not obj.softfem.output_strain:
+        if bridge.remove_attributes(obj.data, bridge.STRAIN_ATTRIBUTES):
+            obj.data.update()
+    elif scene is not None and obj.softfem.enabled:
+        frame_changed(scene, bpy.context.evaluated_depsgraph_get())
+
+
 def _visibility_animated(scene):
     """Whether an object's Disable in Viewports or in Renders may be animated (keyframes, drivers or NLA strips)."""
     return any(o.animation_data.nla_tracks or animation.is_animated(o, "hide_viewport")

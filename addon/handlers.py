@@ -1,9 +1,10 @@
 """Application handlers: frame change (simulate/show), playback start (the start state), data edits (stale mesh
-hashes), undo/redo (the baked flag follows the files), file load (forget runtime state), file save (move cache)."""
+hashes), undo/redo (the baked flag follows the files), file load (forget runtime state, the overlay's draw handler as
+the file says), file save (move cache)."""
 import bpy
 from bpy.app.handlers import persistent
 
-from . import baking, bridge, cage, frame_handler, mesh_hashes, session
+from . import baking, bridge, cage, frame_handler, mesh_hashes, overlay, session
 
 
 @persistent
@@ -41,6 +42,7 @@ def on_load(_filepath=None, *_args):
     cage.clear()
     if bridge.OUTPUT_GROUP in bpy.data.node_groups:
         bridge.output_group()
+    overlay.sync()   # the file's scenes say whether the cage overlay is drawn
 
 
 @persistent
@@ -80,4 +82,5 @@ def unregister():
         for existing in [h for h in handler_list if getattr(h, "__qualname__", None) == func.__qualname__
                          and getattr(h, "__module__", None) == func.__module__]:
             handler_list.remove(existing)
+    overlay.remove()
     session.forget()

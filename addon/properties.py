@@ -3,6 +3,7 @@ import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty,
                        StringProperty)
 
+from . import frame_handler, overlay
 from .presets import MATERIAL_FIELDS, MATERIAL_MODELS, PRESETS, preset_items
 
 _applying_preset = False   # each field set by a preset fires _material_changed: the others still differ then
@@ -124,6 +125,13 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                               ("CONFORMING", "Conforming",
                                "Tets through the mesh's own vertices (low-poly closed meshes)")],
                        description="How the solid is filled with tetrahedra")
+    output_strain: BoolProperty(name="Output Strain", default=False, options=set(),
+                                update=lambda settings, context: frame_handler.output_strain_toggled(
+                                    settings.id_data, context.scene),
+                                description="Give the mesh the point attributes softfem_strain (equivalent strain), "
+                                            "softfem_volume_change (det F - 1) and softfem_stress (von Mises, Pa) of "
+                                            "each frame, for an Attribute node in a material (costs nothing when "
+                                            "off)")
     # Written by the operators; shown in the Cage panel.
     cache_id: StringProperty(name="Cache Id", default="", options={'HIDDEN'},
                              description="What the simulation's cache knows this body by, kept when it is renamed")
@@ -178,6 +186,14 @@ class SoftFEMSceneSettings(bpy.types.PropertyGroup):
     collision_collection: PointerProperty(name="Collision Collection", type=bpy.types.Collection, options=set(),
                                           description="Only objects of this collection collide with SoftFEM "
                                                       "bodies (empty: every Collision object of the scene)")
+    show_overlay: BoolProperty(name="Show Cage Overlay", default=False, options=set(),
+                               update=lambda _settings, _context: overlay.sync(),
+                               description="Draw the soft bodies' cages in the 3D View (pinned nodes marked) and the "
+                                           "contacts of the frame just simulated, each a line along its normal force")
+    overlay_quality: BoolProperty(name="Tet Quality", default=False, options=set(),
+                                  update=lambda _settings, _context: overlay.redraw(),
+                                  description="Colour the overlay's cage edges by the quality of their worst tet "
+                                              "(green: regular, red: flat or inverted)")
     baked: BoolProperty(name="Baked", default=False, options={'HIDDEN'},
                         description="The cache is baked: protected until Free Bake")
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import bridge
-from .scene_settings import body_key, mean_edge
+from .scene_settings import body_key, material, mean_edge
 from .shape_fit import ShapeFit
 from .spd_factor import factorized_spd
 
@@ -36,6 +36,8 @@ class Body:
         self._pins_read = False
         self.goal_poses = {}         # frame -> the goals' world targets (the animated pose) at that frame
         self._shape_fit = None
+        self._gauge = None           # (shear modulus, core.StrainGauge) of Output Strain
+        self._cage_edges = None      # the overlay's cage edges
         if self.embedding is not None:
             self.vertex_nodes = self.embedding.point_nodes
             self.vertex_weights = self.embedding.weights
@@ -50,6 +52,29 @@ class Body:
             self._shape_fit = ShapeFit(self.tm.nodes, self.tm.tets, self.vertex_nodes, self.vertex_weights,
                                        mean_edge(self.tm.nodes, self.tm.tets))
         return self._shape_fit
+
+    def strain_gauge(self, core, obj, rest):
+        """The core.StrainGauge of the cage at its rest node positions `rest` (the start frame's, the simulation's
+        rest shape) for the material's shear modulus now (made again when an animated Young's modulus changes it),
+        with the stiffness group's scale."""
+        mu = material(core, obj).shear_modulus
+        if self._gauge is None or self._gauge[0] != mu:
+            scale = self.stiffness_scale(obj)
+            self._gauge = (mu, core.StrainGauge(self.tm.moved(rest), mu * (1.0 if scale is None else scale)))
+        return self._gauge[1]
+
+    def cage_edges(self):
+        """(E,2) the cage's edges, each once, and (6M,) the order that sorts the tets' six edge slots (tet-major) by
+        edge, with (E,) where each edge's slots start in it (for per-edge reductions of per-tet values)."""
+        if self._cage_edges is None:
+            tets = self.tm.tets
+            pairs = np.sort(tets[:, [0, 0, 0, 1, 1, 2, 1, 2, 3, 2, 3, 3]].reshape(-1, 2, 6).transpose(0, 2, 1)
+                            .reshape(-1, 2), axis=1)
+            edges, inverse = np.unique(pairs, axis=0, return_inverse=True)
+            order = np.argsort(inverse.ravel(), kind="stable")
+            starts = np.searchsorted(inverse.ravel()[order], np.arange(len(edges)))
+            self._cage_edges = (edges, order, starts)
+        return self._cage_edges
 
     def node_average(self, vertex_values):
         """Per-node barycentric-weighted average of per-vertex values (n,), and the weight sums."""

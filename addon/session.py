@@ -26,6 +26,7 @@ class Session:
         self.error = None
         self.warnings = []
         self.core_calls = 0
+        self.shown = None   # (frame, [(x, v, motion)]) last shown (what the overlay draws), None when none is
 
     # ---- status and cache -------------------------------------------------------------------------
     def cached_frames(self):
@@ -59,6 +60,7 @@ class Session:
         """Settings, mesh, bodies or file changed: adopt a matching disk cache, else mark outdated."""
         self.signature = sig
         self.bodies = None
+        self.shown = None
         self.world = None
         self.current = None
         self.colliders = []
@@ -267,7 +269,7 @@ class Session:
         return True
 
     def _show(self, scene, state):
-        for body, (x, *_) in zip(self.bodies, state):
+        for index, (body, (x, *_)) in enumerate(zip(self.bodies, state)):
             obj = scene.objects.get(body.name)
             if obj is None or obj.mode == 'EDIT':  # being edited: its mesh data is not the one shown
                 continue
@@ -277,6 +279,15 @@ class Session:
                           "it again")
             # Nodes to local space first: a few thousand points instead of every render vertex.
             local = body.render_positions(bridge.to_world(bridge.world_to_local(obj), x))
+            if obj.softfem.output_strain:   # from the shown positions: cached and baked frames show them too
+                rest = self.state(frame_range(scene)[0])
+                if rest is None:
+                    raise RuntimeError("Output Strain measures from the start frame, which is not cached: go to the "
+                                       "start frame")
+                gauge = body.strain_gauge(load_core(), obj, rest[index][0])
+                bridge.write_point_values(obj, bridge.STRAIN_ATTRIBUTES, gauge.points_at(x))
+            else:
+                bridge.remove_attributes(obj.data, bridge.STRAIN_ATTRIBUTES)
             bridge.write_local_positions(obj, local)
 
     def follow_renames(self, scene):
@@ -327,7 +338,9 @@ class Session:
             if after is not None:
                 state = [(x + subframe * (x1 - x), v, m) for (x, v, m), (x1, *_) in zip(state, after)]
             self._show(scene, state)
+            self.shown = (shown, state)
         else:  # nothing simulated to show (freed, outdated or not yet played): the mesh as modelled
+            self.shown = None
             for body in self.bodies:
                 obj = scene.objects.get(body.name)
                 if obj is not None:

@@ -1,4 +1,5 @@
-"""Per-frame cost of the add-on around the solver (signature, pins, colliders, write-back, cache) at 100k vertices.
+"""Per-frame cost of the add-on around the solver (signature, pins, colliders, write-back, cache) at 100k vertices,
+and what Output Strain adds to it.
 
 Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/blender_overhead.py
 """
@@ -90,7 +91,8 @@ def main():
     dg = bpy.context.evaluated_depsgraph_get()
     parts = {
         "signature (mesh fingerprint)": lambda: addon.scene_settings.signature(scene),
-        "pin targets (animated shape + node fit)": lambda: sess._pin_targets(ball, body, dg),
+        "pin targets (animated shape + node fit)":
+            lambda: addon.animated_shape.frame_targets(ball, body, dg, FRAMES + 1, sess.warn),
         "collider read (world space)": lambda: addon.colliders.frame_targets(sess.colliders, scene, dg),
         "render positions (embedding)": lambda: body.render_positions(state[0][0]),
         "write-back (to local + attribute foreach_set)": lambda: sess._show(scene, state),
@@ -103,6 +105,28 @@ def main():
             fn()
             samples.append(time.perf_counter() - t0)
         print(f"  {name}: {median_ms(samples):.2f} ms")
+
+    # Output Strain: the same cached frames played with it off and on, alternately (each frame's pair back to back).
+    scene.frame_set(2)
+    ball.softfem.output_strain = True   # (its first frame builds the strain gauge)
+    off, on = [], []
+    for _ in range(3):
+        for f in range(2, FRAMES + 2):
+            for setting, samples in ((False, off), (True, on)):
+                ball.softfem.output_strain = setting
+                scene.frame_set(f)
+                assert sess.error is None, sess.error
+                samples.append(sess.last_frame_seconds)
+    extra = [b - a for a, b in zip(off, on)]
+    print(f"Output Strain on a {n}-vertex mesh, playing cached frames: {median_ms(on):.2f} ms per frame on, "
+          f"{median_ms(off):.2f} off: {median_ms(extra):.2f} ms more (median of {len(extra)} pairs)")
+    gauge = body.strain_gauge(softfem.core, ball, sess.state(1)[0][0])
+    samples = []
+    for _ in range(15):
+        t0 = time.perf_counter()
+        addon.bridge.write_point_values(ball, addon.bridge.STRAIN_ATTRIBUTES, gauge.points_at(state[0][0]))
+        samples.append(time.perf_counter() - t0)
+    print(f"  strain measures and their three attributes written: {median_ms(samples):.2f} ms")
 
 
 if __name__ == "__main__":

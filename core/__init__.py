@@ -7,9 +7,10 @@ from .material import Material  # noqa: E402  simulator core
 from .world import World, SolverSettings  # noqa: E402  simulator core
 from .geometry import tetrahedralize  # noqa: E402  tetrahedralization
 from .forces import ForceFields  # noqa: E402  force fields
+from .fem.strain import StrainGauge  # noqa: E402  strain display
 
 __all__ = [
     "InvalidInputError", "SimulationDiverged", "SoftFEMError", "TetMesh",
     "Material", "World", "SolverSettings", "tetrahedralize",
-    "ForceFields",
+    "ForceFields", "StrainGauge",
 ]

@@ -66,6 +66,13 @@ class Material:
         return E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
 
     @property
+    def shear_modulus(self):
+        """The small-strain shear modulus (Pa): μ of E and ν, or 2(c₁₀ + c₀₁) for Mooney–Rivlin."""
+        if self.model_code == MOONEY_RIVLIN:
+            return 2.0 * (self.mooney_rivlin_c10 + self.mooney_rivlin_c01)
+        return self.lame[1]
+
+    @property
     def model_code(self):
         """Index of `model` in core.fem.materials.MODELS (0: corotated)."""
         return MODELS.index(self.model)

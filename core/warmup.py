@@ -7,6 +7,7 @@ import numpy as np
 import numba
 from numba.core.registry import CPUDispatcher
 
+from .fem.strain import StrainGauge
 from .geometry.embedding import Embedding
 from .geometry.primitives import box_surface, icosphere
 from .tetmesh import TetMesh
@@ -111,6 +112,7 @@ def _simulate(cage, conforming):
     wind.add("WIND", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0, flow=0.5)
     wind.acceleration(world.bodies[0].x, world.bodies[0].v)
     cage.embedding.positions(world.bodies[0].x)
+    StrainGauge(cage, material.shear_modulus).points_at(world.bodies[0].x)   # Output Strain's measures
     _slowing_down(world.bodies[0])
     return world
 

@@ -1,4 +1,4 @@
-"""The 3D View sidebar tab "SoftFEM": Object, Cage, Solver and Cache sections."""
+"""The 3D View sidebar tab "SoftFEM": Object, Cage, Field Weights, Solver, Cache and Overlay sections."""
 import bpy
 
 from ..addon import colliders, readiness, status
@@ -63,6 +63,7 @@ def draw_object(layout, context):
     col = layout.column()
     col.prop(s, "initial_velocity")
     col.prop(s, "initial_angular_velocity")
+    layout.prop(s, "output_strain")
 
 
 def draw_collider(layout, context, obj):
@@ -165,6 +166,15 @@ def draw_cache(layout, context):
     layout.operator("softfem.bake_to_mesh_cache", icon='EXPORT')
 
 
+def draw_overlay(layout, context):
+    """The viewport overlay: the cages, pinned nodes and contacts, optionally coloured by tet quality."""
+    s = context.scene.softfem
+    layout.prop(s, "show_overlay")
+    row = layout.row()
+    row.enabled = s.show_overlay
+    row.prop(s, "overlay_quality")
+
+
 class _SoftFEMPanel:
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
@@ -216,5 +226,15 @@ class VIEW3D_PT_softfem_cache(_SoftFEMPanel, bpy.types.Panel):
         draw_cache(self.layout, context)
 
 
+class VIEW3D_PT_softfem_overlay(_SoftFEMPanel, bpy.types.Panel):
+    """The soft bodies' cages and contacts drawn in the viewport"""
+    bl_label = "Overlay"
+    bl_parent_id = "VIEW3D_PT_softfem"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        draw_overlay(self.layout, context)
+
+
 CLASSES = (VIEW3D_PT_softfem, VIEW3D_PT_softfem_cage, VIEW3D_PT_softfem_fields, VIEW3D_PT_softfem_solver,
-           VIEW3D_PT_softfem_cache)
+           VIEW3D_PT_softfem_cache, VIEW3D_PT_softfem_overlay)

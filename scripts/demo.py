@@ -56,6 +56,10 @@ def main():
               f" ({result['still_seconds_each']} s each)")
     if result.get("video"):
         print(f"   video:  {result['video']} (encoded in {result['encode_seconds']} s)")
+    if result.get("strain_video"):
+        print(f"   strain: {result['strain_video']}: the close-up of the landing, the bodies coloured by their "
+              f"softfem_strain ({len(result['strain_renders'])} frames in {os.path.join(OUT, 'strain')}, "
+              f"{result['strain_seconds_per_frame']} s/frame)")
     if "bake_seconds" in result:
         print(f"   bake:   {result['bake_seconds']} s")
     if "measure_seconds" in result:

@@ -26,6 +26,10 @@ RESOLUTION = (1280, 720)
 SAMPLES = 4  # with OIDN denoising
 VIDEO_STEP, VIDEO_PERCENT = 2, 50
 STILL_FRAMES = (9, 73)  # Suzanne squashed on landing, at rest
+# The strain shot: the bodies coloured by their softfem_strain attribute (Output Strain on; a colour ramp from blue at
+# rest through green and yellow to red at STRAIN_RED), through the close-up camera over the landing, every second frame.
+STRAIN_FRAMES = range(1, 42, VIDEO_STEP)
+STRAIN_RED = 0.15
 COLLIDER_THICKNESS = 0.005  # m: Collision thickness_outer of the steps and the floor
 # Staircase along x, descending toward -x: box k spans x in [k RUN, (k+1) RUN] (the top one runs on to
 # TOP_END) and z in [0, (k+1) RISE], y in [-WIDTH/2, WIDTH/2].
@@ -65,6 +69,45 @@ def jelly_material():
 def rubber_material():
     """Satin orange-red rubber."""
     return principled("Rubber", (0.85, 0.22, 0.05), roughness=0.45, Coat_Weight=0.3, Coat_Roughness=0.2)
+
+
+def strain_material():
+    """The bodies' equivalent strain as a colour: an Attribute node reading softfem_strain, mapped from 0 to STRAIN_RED
+    onto a blue-green-yellow-red Color Ramp, into a Principled BSDF's Base Color."""
+    mat = principled("Strain", (1.0, 1.0, 1.0), roughness=0.35, Coat_Weight=0.3, Coat_Roughness=0.1)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    attribute = nodes.new("ShaderNodeAttribute")
+    attribute.attribute_type, attribute.attribute_name = "GEOMETRY", "softfem_strain"
+    scale = nodes.new("ShaderNodeMapRange")
+    scale.inputs["From Max"].default_value = STRAIN_RED
+    ramp = nodes.new("ShaderNodeValToRGB")
+    stops = ramp.color_ramp.elements
+    stops[0].color, stops[1].color = (0.05, 0.15, 0.8, 1.0), (0.85, 0.05, 0.02, 1.0)
+    for position, colour in ((0.35, (0.1, 0.7, 0.2, 1.0)), (0.65, (0.95, 0.8, 0.05, 1.0))):
+        stops.new(position).color = colour
+    links.new(attribute.outputs["Fac"], scale.inputs["Value"])
+    links.new(scale.outputs["Result"], ramp.inputs["Fac"])
+    links.new(ramp.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
+    return mat
+
+
+def render_strain_shot(scene, bodies, camera, folder):
+    """The strain shot: Output Strain on and the strain material on every body, STRAIN_FRAMES rendered through
+    `camera`; the bodies' own materials and Output Strain put back after. Returns the PNG paths."""
+    mat = strain_material()
+    kept = [(obj, list(obj.data.materials)) for obj in bodies]
+    for obj in bodies:
+        obj.softfem.output_strain = True
+        obj.data.materials.clear()
+        obj.data.materials.append(mat)
+    try:
+        return render_frames(scene, camera, folder, STRAIN_FRAMES, "strain")
+    finally:
+        for obj, materials in kept:
+            obj.softfem.output_strain = False
+            obj.data.materials.clear()
+            for material in materials:
+                obj.data.materials.append(material)
 
 
 def add_object(name, data, location=(0.0, 0.0, 0.0), rotation=(0.0, 0.0, 0.0), mat=None, smooth=False):
@@ -362,6 +405,14 @@ def main(zip_path, out_dir, frames=None, still_frames=STILL_FRAMES):
         result["stills"] = (render_frames(scene, main_camera, stills, still_frames, "main")
                             + render_frames(scene, close_camera, stills, still_frames, "close"))
         result["still_seconds_each"] = round((time.perf_counter() - t) / len(result["stills"]), 2)
+    if simulated and still_frames:
+        scene.render.resolution_percentage = VIDEO_PERCENT
+        t = time.perf_counter()
+        result["strain_renders"] = render_strain_shot(scene, bodies, close_camera, os.path.join(out_dir, "strain"))
+        result["strain_seconds_per_frame"] = round((time.perf_counter() - t) / len(STRAIN_FRAMES), 2)
+        result["strain_video"] = encode_video(result["strain_renders"], os.path.join(out_dir,
+                                                                                       "softfem_demo_strain.mp4"))
+        scene.render.resolution_percentage = 100
     scene.camera = main_camera
     if simulated and len(frames) > 1:
         t = time.perf_counter()

@@ -38,6 +38,7 @@ def test_a_scene_using_the_add_ons_features_compiles_no_kernel_after_the_warm_up
         obj.select_set(True)
         bpy.context.view_layer.objects.active = obj
         assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}   # in background mode: waits for the warm-up
+    ball.softfem.output_strain = True                           # strain attributes (their gauge made again as E changes)
     ball.keyframe_insert("softfem.youngs_modulus", frame=1)     # a keyframed setting
     ball.softfem.youngs_modulus = 3e5
     ball.keyframe_insert("softfem.youngs_modulus", frame=30)
