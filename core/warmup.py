@@ -7,6 +7,7 @@ import numpy as np
 import numba
 from numba.core.registry import CPUDispatcher
 
+from .contact.surface import _midpoint_gap
 from .fem.strain import StrainGauge
 from .geometry.embedding import Embedding
 from .geometry.primitives import box_surface, icosphere
@@ -113,6 +114,8 @@ def _simulate(cage, conforming):
     wind.acceleration(world.bodies[0].x, world.bodies[0].v)
     cage.embedding.positions(world.bodies[0].x)
     StrainGauge(cage, material.shear_modulus).points_at(world.bodies[0].x)   # Output Strain's measures
+    world.bodies[0].undrawn_bend()   # the session's check of a coarse render surface bent by its cage
+    _midpoint_gap(np.zeros((2, 3)), np.zeros((1, 2), np.int64), 1)   # its kernel (these surfaces have no samples)
     _slowing_down(world.bodies[0])
     return world
 
