@@ -192,8 +192,10 @@ def child(zip_path, timeout, report_path):
     print(RESULT + json.dumps(out), flush=True)
 
 
-def run(zip_path=None, timeout=900.0):
-    """Run the child in a fresh user folder with no NUMBA_CACHE_DIR; return its JSON result (None if it failed)."""
+def run(zip_path=None, timeout=900.0, keep_kernels_in=None):
+    """Run the child in a fresh user folder with no NUMBA_CACHE_DIR; return its JSON result (None if it failed).
+    With `keep_kernels_in` (a NUMBA_CACHE_DIR), the kernels the child compiled are copied there, for versions of
+    core it has none of: the test suite's Blender session then loads what this cold run compiled."""
     home = tempfile.mkdtemp(prefix="softfem_first_use_")
     env = dict(os.environ, HOME=home, BLENDER_USER_RESOURCES=os.path.join(home, "blender"),
                SOFTFEM_WAIT_FOR_SOLVER="0")
@@ -204,6 +206,8 @@ def run(zip_path=None, timeout=900.0):
                               + (["--zip", os.path.abspath(zip_path)] if zip_path else []) +
                               ["--report", os.path.join(home, "report.txt")],
                               env=env, capture_output=True, text=True, timeout=timeout + 120)
+        if keep_kernels_in and proc.returncode == 0:
+            _copy_new_versions(home, keep_kernels_in)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     for line in proc.stdout.splitlines():
@@ -211,6 +215,18 @@ def run(zip_path=None, timeout=900.0):
             return json.loads(line[len(RESULT):])
     sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
     return None
+
+
+def _copy_new_versions(home, cache_dir):
+    """Copy each softfem-<fingerprint> kernel folder found under `home` into `cache_dir` unless it is there."""
+    for parent, folders, _files in os.walk(home):
+        if os.path.basename(parent) != "numba_cache":
+            continue
+        for name in folders:
+            target = os.path.join(cache_dir, name)
+            if name.startswith("softfem-") and not os.path.exists(target):
+                shutil.copytree(os.path.join(parent, name), target + ".partial", dirs_exist_ok=True)
+                os.replace(target + ".partial", target)
 
 
 def main():

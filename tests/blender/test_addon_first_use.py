@@ -1,23 +1,10 @@
 """First use on a cold numba cache, with the UI's policy (nothing waits for the solver): Add Soft Body returns at
 once saying the solver is being prepared, frames show the unsimulated mesh until it is ready, then simulate; the
 kernels are compiled in child processes and loaded by Blender's; a child that fails costs one line, no crash."""
-import os
 import sys
 import types
 
 import pytest
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "benchmarks"))
-import first_use  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def cold_first_use():
-    """One cold first use in a fresh process and user folder (the solver compiled from scratch)."""
-    result = first_use.run(timeout=1800.0)   # a cold compile: ~100 s of CPU, far longer on a busy machine
-    assert result is not None, "the first-use process failed (its output is above)"
-    return result
 
 
 def test_add_soft_body_returns_at_once_saying_the_solver_is_prepared(cold_first_use):
