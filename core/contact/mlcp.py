@@ -1,20 +1,22 @@
-"""Contact as one problem: a step's linear system A dx = b and its contact rows as one mixed LCP in (dx, λ, γ), solved
-by preconditioned Conjugate Residual with each row's state switched inside the iterations (Verschoor & Jalba 2019).
+"""Contact as one problem: a step's linear system A dx = b and its contact rows, with Signorini's condition and Coulomb's
+friction, solved as the minimum of one convex function by Newton's method (semismooth) with an exact line search.
 
 Each contact row r acts on the nodes of its stencil (node, coef): its frame (n, t1, t2) gives the relative
-displacement u_r = Σ_s coef_s frame_r dx[node_s] (3 components). With f_r = (λ, γ1, γ2) its force (× Δt², the units of
-A dx = b):
-    A dx = b + Σ_r J_rᵀ f_r,
-    normal:  0 ≤ λ ⊥ u_n − c_n ≥ 0                      (Signorini, c_n = −gap + n·(the collider's motion))
-    static:  u_t = c_t, |γ| ≤ μλ                          (sticking: no slip relative to the collider's motion)
-    kinetic: γ = −μ λ̃ δ on the right-hand side, δ the slip direction, kept while the slip goes along δ.
-The active normal rows and static tangents are equalities of the symmetric indefinite KKT system
-B = [A −Lᵀ; −L −E] (E: COMPLIANCE), solved by CR, preconditioned with the exact inverse of the same KKT system with A
-kept on the contact region only (core.contact.region; the paper's Eq. 22 uses diag(L A_d⁻¹ Lᵀ) for the Schur complement,
-which the redundant rows of embedded points defeat). States switch when the solve has converged for the current states (an
-active-set method; switching inside the iterations, at the paper's shrinking interval, churned on embedded rows:
-benchmarks/RESULTS.md), each row at most MAX_FLIPS times a solve, and the recurrence restarts after a switch.
-Not yet the default (ContactSettings.solver): see issue 49's notes in benchmarks/RESULTS.md."""
+displacement u_r = Σ_s coef_s frame_r dx[node_s] (3 components), and v_r = u_r − c_r its value against the target c_r
+(c_n = −gap + n·(the collider's motion); c_t: the collider's tangential motion). With f_r = (λ, γ) its force (× Δt²,
+the units of A dx = b), A dx = b + Σ_r J_rᵀ f_r. Each row is compliant (Verschoor & Jalba 2019's E: COMPLIANCE times
+the row's own compliance diag(J A_d⁻¹ Jᵀ)), so that
+    λ = max(0, −v_n / E_n)                                   (Signorini, entered by E_n λ at most)
+    γ = −v_t / E_t while |v_t| ≤ E_t μ λ̃, else −μ λ̃ v̂_t     (Coulomb: sticking, or sliding against the slip)
+are the derivatives of a convex potential, and dx minimises
+    Φ(dx) = ½ dxᵀ A dx − bᵀ dx + Σ_r ½ min(0, v_n)² / E_n + D_r(v_t),
+with D_r Huber's function of the slip, of slope μ λ̃ (λ̃: the normal force the friction bound is scaled with, lagged:
+updated to λ between rounds until it stops changing). These are the compliant MLCP's conditions; as a minimum they
+have a solution for any number of rows, redundant ones included (many render points embedded in one cage tet), where
+switching states by the sign of the forces (an active-set method) churned without end on them.
+
+Each Newton iteration solves H d = −∇Φ (H: A plus each row's curvature JᵀWJ) by preconditioned Conjugate Gradients with
+the exact inverse of H on the contact region (core.contact.region), then steps to the minimum of Φ along d."""
 import math
 
 import numpy as np
@@ -22,19 +24,19 @@ import numpy as np
 from .region import Region
 from .row_kernels import block_apply, frames, project, schur_diagonal, spread
 
-# Each equality row gives way by COMPLIANCE times its own compliance (the Schur diagonal) under its force: rows that
-# share nodes (many render points in one cage tet) are redundant, and without it their forces are not unique: sticking
-# rows of a resting body pulled against each other past their friction cones.
+# A row gives way by COMPLIANCE times its own compliance (how far its force would move its nodes held by their
+# diagonal blocks alone): about 1 µm for a body resting on a floor at the defaults.
 COMPLIANCE = 1e-3
-MAX_FLIPS = 2       # a row enters, or sticks again, at most this often in a solve, then holds (anti-cycling)
-FOLLOW_ROUNDS = 6   # state rounds in which kinetic rows' normal force and slip direction follow the iterate
+LAG_ROUNDS = 4      # rounds of the friction bound μ λ̃ following the normal force λ
+NEWTON_FORCING = 1e-2   # each Newton system solved to this fraction of the current residual
 
 
 class ContactRows:
     """The rows of one step: stencil (node (R,S), coef (R,S)), frame (R,3,3): normal then two tangents (unit,
-    orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row its state: active (R,) bool, static (R,) bool,
-    force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), slip (R,2): the kinetic slip direction δ (unit, frame's
-    tangents), kinetic (R,): λ̃, the normal force the kinetic friction is scaled with."""
+    orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row its state after a solve: active (R,) bool
+    (pressed), static (R,) bool (sticking), force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), slip (R,2): the
+    slip direction (unit, frame's tangents; zero while sticking), kinetic (R,): λ̃, the normal force the friction
+    bound is scaled with (the warm start of the next step's)."""
 
     def __init__(self, node, coef, normal, target_n, target_t, mu):
         r = len(node)
@@ -69,46 +71,39 @@ class ContactRows:
         return out
 
 
-class _Operator:
-    """B and the preconditioner C⁻¹ of the current states (mask (R,3): the rows' equalities, 1 or 0): C is the local
-    model's KKT matrix (core.contact.region), exact on the contact region and block-Jacobi elsewhere."""
+class _Hessian:
+    """H = S A + Jᵀ W J (W (R,3,3): each row's curvature in its frame) and its preconditioner: the region's factored
+    H on the contact region, A's diagonal blocks elsewhere."""
 
     def __init__(self, system, free, rows, pinv):
         self.system, self.free, self.rows, self.pinv = system, free, rows, pinv
         self.num_bodies = len(system.node_ranges)
-        self.sd = np.empty((len(rows), 3))
-        schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, self.sd)
-        self.region = Region(system, free, rows, pinv, COMPLIANCE * self.sd)
-        self.mask = None
+        self.region = Region(system, free, rows, pinv)
+        self.weight = np.zeros((len(rows), 3, 3))
+        self._u = np.empty((len(rows), 3))
 
-    def set_mask(self, mask):
-        if self.mask is None or not np.array_equal(mask, self.mask):
-            self.mask = mask
-            self.region.factor(mask)
+    def set_weight(self, weight):
+        self.weight = weight
+        self.region.factor(weight)
 
-    def apply(self, yx, yc, ox, oc):
-        """(ox, oc) = B (yx, yc): ox = S (A yx − Jᵀ (mask yc)), oc = −mask (J yx + E yc), E the rows' compliance."""
+    def apply_a(self, p, out):
         for body in range(self.num_bodies):
-            self.system.apply(yx, ox, self.free, body)
+            self.system.apply(p, out, self.free, body)
+
+    def apply(self, p, out):
+        self.apply_a(p, out)
         rows = self.rows
-        spread(rows.node, rows.coef, rows.frame, -(self.mask * yc), self.free, ox)
-        project(rows.node, rows.coef, rows.frame, yx, oc)
-        oc += COMPLIANCE * self.sd * yc
-        np.multiply(oc, -self.mask, out=oc)
+        project(rows.node, rows.coef, rows.frame, p, self._u)
+        spread(rows.node, rows.coef, rows.frame, np.einsum("rij,rj->ri", self.weight, self._u), self.free, out)
 
-    def precondition(self, rx, rc, zx, zc):
-        """(zx, zc) = C⁻¹ (rx, rc)."""
-        block_apply(self.pinv, rx, self.free, zx)
-        self.region.solve(rx, rc, zx, zc)
-
-
-def _dot(ax, ac, bx, bc):
-    return float(np.vdot(ax, bx) + np.vdot(ac, bc))
+    def precondition(self, r, z):
+        block_apply(self.pinv, r, self.free, z)
+        self.region.solve(r, z)
 
 
 class Solve:
-    """The outcome of solve_contact: iterations, restarts (state switches), converged (the residual met and every row
-    within its constraint), residual."""
+    """The outcome of solve_contact: iterations (Conjugate Gradient), restarts (Newton iterations), converged (the
+    residual met with the friction bounds settled), residual, constraint_error (the deepest row inside, m)."""
 
     def __init__(self, iterations, restarts, converged, residual, constraint_error):
         self.iterations, self.restarts, self.converged = iterations, restarts, converged
@@ -116,164 +111,165 @@ class Solve:
 
 
 def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None):
-    """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states and
-    forces from theirs). system.apply(p, out, free, body): S A p per body; pinv: A's inverse 3×3 diagonal blocks;
-    free (N,) 1.0 / 0.0 (held nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm);
-    gap_tolerance: how far (m) a row may end inside its constraint; base (N,3): displacement the rows see besides dx
-    (a Newton iterate's, from the step's start; None: zero). Returns a Solve."""
+    """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
+    and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body; pinv: A's
+    inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held nodes keep dx); tolerance: the residual relative to
+    max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a change of the friction bound may move a row for the
+    bound to count as settled; max_iterations: Conjugate Gradient iterations at most; base (N,3): displacement the
+    rows see besides dx (a Newton iterate's, from the step's start; None: zero). Returns a Solve."""
     nr = len(rows)
-    op = _Operator(system, free, rows, pinv)
+    hessian = _Hessian(system, free, rows, pinv)
+    sd = np.empty((nr, 3))
+    schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, sd)
+    e_n = COMPLIANCE * sd[:, 0]
+    e_t = COMPLIANCE * 0.5 * (sd[:, 1] + sd[:, 2])
     base_u = np.zeros((nr, 3))
     if base is not None:
         project(rows.node, rows.coef, rows.frame, base, base_u)
     target = rows.target - base_u
     scale = max(_pnorm(b, pinv, free), _pnorm(load, pinv, free), 1e-300)
-    yx, yc = dx, rows.force
+    laws = _Laws(e_n, e_t)
+    bound = rows.mu * rows.kinetic
     u = np.empty((nr, 3))
-    restarts = 0
-    flips = np.zeros(nr, np.int64)
-    it = 0
-    converged = False
-    res = cerr = math.inf
-
-    def rhs():
-        dxr = b.copy()
-        kin = np.zeros((nr, 3))
-        sel = rows.active & ~rows.static
-        kin[sel, 1:] = -(rows.mu[sel] * rows.kinetic[sel])[:, None] * rows.slip[sel]
-        spread(rows.node, rows.coef, rows.frame, kin, free, dxr)
-        dxr *= free[:, None]
-        return dxr, -(op.mask * target)
-
-    def restart():
-        op.set_mask(_mask(rows))
-        np.multiply(yc, op.mask, out=yc)
-        dx_r, dc = rhs()
-        bx, bc = np.empty_like(yx), np.empty_like(yc)
-        op.apply(yx, yc, bx, bc)
-        rx, rc = dx_r - bx, dc - bc
-        zx, zc = np.empty_like(rx), np.empty_like(rc)
-        op.precondition(rx, rc, zx, zc)
-        wx, wc = np.empty_like(rx), np.empty_like(rc)
-        op.apply(zx, zc, wx, wc)
-        return rx, rc, zx, zc, wx, wc
-
-    rx, rc, zx, zc, wx, wc = restart()
-    px, pc, qx, qc = zx.copy(), zc.copy(), wx.copy(), wc.copy()
-    zw = _dot(zx, zc, wx, wc)
-    mqx, mqc = np.empty_like(rx), np.empty_like(rc)
-    while it < max_iterations:
-        res = _pnorm(rx, pinv, free) / scale
-        project(rows.node, rows.coef, rows.frame, yx, u)
-        cerr = float(np.max(np.abs(op.mask * (u - target + COMPLIANCE * op.sd * yc)), initial=0.0))
-        done = res <= tolerance and cerr <= gap_tolerance
-        changed = done and _switch(rows, u - target, op.sd, gap_tolerance, flips, restarts < FOLLOW_ROUNDS)
-        if done and not changed:
-            # states that stopped changing with rows the anti-cycling cap holds out inside their surfaces: not a solution
-            converged = not np.any(~rows.active & (u[:, 0] - target[:, 0] < -gap_tolerance))
+    ju = np.empty((nr, 3))
+    r = np.empty_like(dx)
+    ad = np.empty_like(dx)
+    it = newton = 0
+    res = math.inf
+    settled = False
+    for _round in range(LAG_ROUNDS):
+        while True:
+            project(rows.node, rows.coef, rows.frame, dx, u)
+            f, weight = laws.forces(u - target, bound, curvature=True)
+            hessian.apply_a(dx, r)
+            np.subtract(b, r, out=r)
+            spread(rows.node, rows.coef, rows.frame, f, free, r)
+            r *= free[:, None]
+            res = _pnorm(r, pinv, free) / scale
+            if res <= tolerance or it >= max_iterations:
+                break
+            hessian.set_weight(weight)
+            d, used = _pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
+                           max_iterations - it)
+            it += used
+            newton += 1
+            hessian.apply_a(d, ad)
+            project(rows.node, rows.coef, rows.frame, d, ju)
+            alpha = _step_length(laws, u - target, ju, bound, float(np.vdot(d, r)), float(np.vdot(d, ad)))
+            if alpha <= 0.0 or used == 0:
+                break
+            dx += alpha * d
+        lam = f[:, 0]
+        settled = not np.any(rows.mu * np.abs(lam - rows.kinetic) * sd[:, 1:].max(axis=1) > gap_tolerance)
+        rows.kinetic[:] = lam
+        if settled or it >= max_iterations:
             break
-        if changed:
-            restarts += 1
-            rx, rc, zx, zc, wx, wc = restart()
-            px, pc, qx, qc = zx.copy(), zc.copy(), wx.copy(), wc.copy()
-            zw = _dot(zx, zc, wx, wc)
-        op.precondition(qx, qc, mqx, mqc)
-        denom = _dot(qx, qc, mqx, mqc)
-        if denom == 0.0 or not math.isfinite(denom) or zw == 0.0:
+        bound = rows.mu * lam
+    slip = u[:, 1:] - target[:, 1:]
+    rows.force[:] = f
+    rows.active[:] = f[:, 0] > 0.0
+    gam = np.hypot(f[:, 1], f[:, 2])
+    rows.static[:] = rows.active & (np.hypot(slip[:, 0], slip[:, 1]) <= e_t * bound)
+    sliding = rows.active & ~rows.static & (gam > 0.0)
+    rows.slip[:] = 0.0
+    rows.slip[sliding] = -f[sliding, 1:] / gam[sliding, None]
+    deepest = float(np.max(target[:, 0] - u[:, 0], initial=0.0))
+    return Solve(it, newton, res <= tolerance and settled, res, max(deepest, 0.0))
+
+
+class _Laws:
+    """The rows' contact laws: forces and curvatures of the potential at values v (R,3) = J dx − target."""
+
+    def __init__(self, e_n, e_t):
+        self.e_n, self.e_t = e_n, e_t
+        self.k_n = np.where(e_n > 0.0, 1.0 / np.where(e_n > 0.0, e_n, 1.0), 0.0)
+        self.k_t = np.where(e_t > 0.0, 1.0 / np.where(e_t > 0.0, e_t, 1.0), 0.0)
+
+    def forces(self, v, bound, curvature=False, pressed=None):
+        """f (R,3) = −∂Φ/∂v: λ = k_n max(0, −v_n); γ = −k_t v_t inside the cone μ λ̃ (bound), else −bound v̂_t. With
+        curvature, also W (R,3,3) = ∂²Φ/∂v² (frame coordinates). With pressed (R,) bool, the normals are modelled as
+        pressed there (λ = −k_n v_n, pulling where v_n > 0) and free elsewhere."""
+        if pressed is None:
+            pressed = v[:, 0] < 0.0
+        f = np.zeros_like(v)
+        f[:, 0] = np.where(pressed, -self.k_n * v[:, 0], 0.0)
+        s = v[:, 1:]
+        length = np.hypot(s[:, 0], s[:, 1])
+        stick = (bound > 0.0) & (length * self.k_t <= bound)
+        f[:, 1:] = np.where(stick[:, None], -self.k_t[:, None] * s,
+                            -(bound / np.where(length > 0.0, length, 1.0))[:, None] * s)
+        if not curvature:
+            return f
+        w = np.zeros((len(v), 3, 3))
+        w[:, 0, 0] = np.where(pressed, self.k_n, 0.0)
+        slide = ~stick & (length > 0.0)
+        hat = s / np.where(length > 0.0, length, 1.0)[:, None]
+        k_slide = np.where(slide, bound / np.where(length > 0.0, length, 1.0), 0.0)
+        tangent = k_slide[:, None, None] * (np.eye(2)[None] - hat[:, :, None] * hat[:, None, :])
+        tangent[stick] = self.k_t[stick, None, None] * np.eye(2)[None]
+        w[:, 1:, 1:] = tangent
+        return f, w
+
+
+def _step_length(laws, v, jd, bound, descent, curvature):
+    """The α ≥ 0 minimising Φ(dx + α d) (v: the rows' values at dx, jd: J d, descent: −dᵀ∇Φ at dx, curvature: dᵀ A d):
+    the root of Φ's derivative along d, which increases with α (Φ is convex); 1 (the Newton step) when Φ still falls
+    there."""
+
+    at_dx = float(np.vdot(laws.forces(v, bound), jd))
+
+    def slope(alpha):
+        return -descent + at_dx + alpha * curvature - float(np.vdot(laws.forces(v + alpha * jd, bound), jd))
+
+    lo, hi = 0.0, 1.0
+    s_lo, s_hi = -descent, slope(1.0)
+    if s_hi <= 0.0:
+        return 1.0
+    for _ in range(40):   # regula falsi (Illinois): the slope is monotone and piecewise linear
+        alpha = hi - s_hi * (hi - lo) / (s_hi - s_lo)
+        s = slope(alpha)
+        if abs(s) <= 1e-6 * descent:
+            return alpha
+        if s > 0.0:
+            hi, s_hi = alpha, s
+            s_lo *= 0.5
+        else:
+            lo, s_lo = alpha, s
+            s_hi *= 0.5
+    return lo if lo > 0.0 else alpha
+
+
+def _pcg(hessian, r, pinv, free, absolute, max_iterations):
+    """d with H d ≈ r (preconditioned Conjugate Gradients from zero, to `absolute` in the A_d⁻¹ norm); returns
+    (d, iterations)."""
+    d = np.zeros_like(r)
+    res = r.copy()
+    z = np.empty_like(r)
+    hessian.precondition(res, z)
+    p = z.copy()
+    rz = float(np.vdot(res, z))
+    hp = np.empty_like(r)
+    k = 0
+    while k < max(max_iterations, 1):
+        if k and math.sqrt(max(rz, 0.0)) <= absolute:
             break
-        alpha = zw / denom
-        yx += alpha * px
-        yc += alpha * pc
-        rx -= alpha * qx
-        rc -= alpha * qc
-        zx -= alpha * mqx
-        zc -= alpha * mqc
-        op.apply(zx, zc, wx, wc)
-        zw_new = _dot(zx, zc, wx, wc)
-        beta = zw_new / zw
-        zw = zw_new
-        px *= beta
-        px += zx
-        pc *= beta
-        pc += zc
-        qx *= beta
-        qx += wx
-        qc *= beta
-        qc += wc
-        it += 1
-    rows.force[:] = yc
-    return Solve(it, restarts, converged, res, cerr)
-
-
-def _mask(rows):
-    """The rows' equalities (R,3) of their states: active normals, sticking tangents."""
-    m = np.zeros((len(rows), 3))
-    m[rows.active, 0] = 1.0
-    m[rows.active & rows.static & (rows.mu > 0), 1:] = 1.0
-    return m
+        hessian.apply(p, hp)
+        php = float(np.vdot(p, hp))
+        if php <= 0.0 or not math.isfinite(php):
+            break
+        alpha = rz / php
+        d += alpha * p
+        res -= alpha * hp
+        hessian.precondition(res, z)
+        rz_new = float(np.vdot(res, z))
+        p *= rz_new / rz
+        p += z
+        rz = rz_new
+        k += 1
+    return d, k
 
 
 def _pnorm(v, pinv, free):
     z = np.empty_like(v)
     block_apply(pinv, v, free, z)
     return math.sqrt(max(float(np.vdot(v, z)), 0.0))
-
-
-def _switch(rows, value, sd, gap_tolerance, flips, follow):
-    """Switch the rows' states at a converged iterate (value (R,3): J dx − target; the forces in rows.force); returns
-    whether any changed. Normal: an active row whose force pulls is released, an inactive one entered is activated
-    (sliding). Friction: a static row whose force leaves the cone |γ| ≤ μλ slips along −γ with λ̃ = λ; a kinetic row
-    whose slip turns back against δ sticks again (a row never active slides, δ = 0, until its slip is known; one
-    released and entering again keeps its friction state); with `follow`, a kinetic row's λ̃ and δ take the iterate's λ and slip
-    direction (a fixed-point iteration, stopped by the caller after a few rounds). A change is made only where its
-    effect, the force's change times the row's compliance sd (R,3: diag of J A_d⁻¹ Jᵀ), moves the row by more than
-    gap_tolerance, and a row switches between released and active, or back from kinetic to static, at most MAX_FLIPS
-    times a solve: it then stays as it is (released or kinetic: never holding more than the cone allows)."""
-    f = rows.force
-    changed = False
-    free = flips < MAX_FLIPS
-    release = rows.active & (-f[:, 0] * sd[:, 0] > gap_tolerance)
-    enter = free & ~rows.active & (value[:, 0] < -gap_tolerance)
-    if release.any() or enter.any():
-        changed = True
-        flips[enter] += 1
-        rows.active[release] = False
-        f[release] = 0.0
-        rows.active[enter] = True   # in the friction state it left (a fresh row: sliding, δ = 0)
-        f[enter] = 0.0
-    act = rows.active & (rows.mu > 0)
-    lam = np.maximum(f[:, 0], 0.0)
-    bound = rows.mu * lam
-    gam = np.hypot(f[:, 1], f[:, 2])
-    st = np.maximum(sd[:, 1], sd[:, 2])
-    slide = act & rows.static & ~enter & ((gam - bound) * st > gap_tolerance)
-    if slide.any():
-        changed = True
-        rows.static[slide] = False
-        rows.slip[slide] = -f[slide, 1:] / gam[slide, None]
-        rows.kinetic[slide] = lam[slide]
-        f[slide, 1:] = 0.0
-    kin = act & ~rows.static & ~slide
-    if kin.any():
-        s = value[:, 1:]
-        along = np.einsum("ij,ij->i", s, rows.slip)
-        stick = free & kin & (along < -gap_tolerance)
-        if stick.any():
-            changed = True
-            flips[stick] += 1
-            rows.static[stick] = True
-            f[stick, 1:] = -(rows.mu[stick] * rows.kinetic[stick])[:, None] * rows.slip[stick]
-        keep = kin & ~stick
-        if follow and keep.any():
-            sn = np.hypot(s[:, 0], s[:, 1])
-            new_slip = np.where(sn[:, None] > 0.0, s / np.where(sn > 0.0, sn, 1.0)[:, None], rows.slip)
-            new_slip[~(keep & (sn > gap_tolerance))] = rows.slip[~(keep & (sn > gap_tolerance))]
-            new_kinetic = np.where(keep, lam, rows.kinetic)
-            moved = rows.mu * st * np.linalg.norm(new_kinetic[:, None] * new_slip - rows.kinetic[:, None] * rows.slip,
-                                                  axis=1)
-            follow_rows = keep & (moved > gap_tolerance)
-            if follow_rows.any():
-                changed = True
-                rows.slip[follow_rows] = new_slip[follow_rows]
-                rows.kinetic[follow_rows] = new_kinetic[follow_rows]
-    return changed

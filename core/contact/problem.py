@@ -1,5 +1,6 @@
-"""One step's contact problem: the rows of one detection (core.contact.mlcp.ContactRows), warm-started from the last
-step's rows of the same point and surface, solved with the step's linear system, and reported as Contacts."""
+"""One step's contact problem: the rows of one detection (core.contact.mlcp.ContactRows), their friction bounds
+carried from the last step's rows of the same point and surface, solved with the step's linear system, and reported
+as Contacts."""
 import numpy as np
 
 from .contacts import Contacts
@@ -12,43 +13,24 @@ MAX_ITERATIONS = 400    # cap on the Conjugate Residual iterations of a solve
 
 
 class RowMemory:
-    """What carries from one step's rows to the next, per (point, surface) key: the force (world frame, N·s²),
-    whether the row was active and sticking, its slip direction (world) and λ̃."""
+    """What carries from one step's rows to the next, per (point, surface) key: λ̃, the normal force its friction
+    bound is scaled with (the last solve's λ)."""
 
     def __init__(self):
         self.key = np.zeros(0, np.int64)
-        self.force = np.zeros((0, 3))
-        self.active = np.zeros(0, np.bool_)
-        self.static = np.zeros(0, np.bool_)
-        self.slip = np.zeros((0, 3))
         self.kinetic = np.zeros(0)
 
     def recall(self, key, rows):
-        """Warm-start `rows` (keys `key`) from the rows of the last step with the same keys."""
+        """Start `rows` (keys `key`) from the last step's λ̃ of the same keys."""
         if not len(self.key) or not len(key):
-            return np.zeros(len(key), np.bool_)
+            return
         at = np.minimum(np.searchsorted(self.key, key), len(self.key) - 1)
         hit = self.key[at] == key
-        i = at[hit]
-        rows.force[hit] = np.einsum("rkd,rd->rk", rows.frame[hit], self.force[i])
-        rows.active[hit] = self.active[i]
-        rows.static[hit] = self.static[i]
-        slip = np.einsum("rkd,rd->rk", rows.frame[hit][:, 1:], self.slip[i])
-        length = np.linalg.norm(slip, axis=1)
-        ok = length > 0.0
-        slip[ok] /= length[ok, None]
-        rows.slip[hit] = slip
-        rows.kinetic[hit] = self.kinetic[i]
-        return hit
+        rows.kinetic[hit] = self.kinetic[at[hit]]
 
     def store(self, key, rows):
         order = np.argsort(key, kind="stable")
         self.key = key[order]
-        self.force = np.einsum("rkd,rk->rd", rows.frame, rows.force)[order]
-        self.active = rows.active[order].copy()
-        self.static = rows.static[order].copy()
-        slip3 = np.einsum("rkd,rk->rd", rows.frame[:, 1:], rows.slip)
-        self.slip = slip3[order]
         self.kinetic = rows.kinetic[order].copy()
 
     def forget(self):
@@ -67,9 +49,7 @@ class ContactProblem:
         rows = ContactRows(node, coef, normal, np.einsum("rd,rd->r", normal, move) - gap, np.zeros((len(point), 2)),
                            mu)
         rows.target[:, 1:] = np.einsum("rkd,rd->rk", rows.frame[:, 1:], move)
-        warm = memory.recall(self.key, rows)
-        # a row already entered at the start of the step starts active (the solve releases it if it pulls)
-        rows.active |= ~warm & (rows.target[:, 0] > 0.0)
+        memory.recall(self.key, rows)
         self.rows = rows
         self.iterations = 0
         self.restarts = 0
@@ -106,10 +86,7 @@ class ContactProblem:
         act = np.flatnonzero(rows.active)
         v = (x1 - x0) / dt
         ends = contact_positions(self.point[act], rows.node[act], rows.coef[act], x0, v, dt, num_render_points)
-        f = rows.force[act].copy()
-        kinetic = ~rows.static[act]
-        f[kinetic, 1:] = -(rows.mu[act][kinetic] * rows.kinetic[act][kinetic])[:, None] * rows.slip[act][kinetic]
-        force = np.einsum("rkd,rk->rd", rows.frame[act], f) / (dt * dt)
+        force = np.einsum("rkd,rk->rd", rows.frame[act], rows.force[act]) / (dt * dt)
         return Contacts(ends, rows.frame[act, 0].copy(), np.maximum(0.0, -self.gap[act]), force, group[self.point[act]],
                         self.collider[act], self.other[act])
 

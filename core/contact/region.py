@@ -1,33 +1,29 @@
-"""The contact region's local model: the step's operator A exactly on the nodes the equality rows move, block-Jacobi
-elsewhere, with the rows' equalities folded in and factored; its exact KKT inverse preconditions the contact solve
-(core.contact.mlcp).
+"""The contact region's local model: the Newton system's H = A + Jᵀ W J exactly on the nodes the pressed and rubbing
+rows move, A's diagonal blocks elsewhere, factored; its inverse preconditions the contact solve (core.contact.mlcp).
 
-With K that operator, E the rows' compliance and J_A the equality rows (active normals, sticking tangents), the local
-KKT system [K −J_Aᵀ; −J_A −E] is solved by eliminating the forces, f_A = −E⁻¹ (J_A x − c_A):
-    (K + J_Aᵀ E⁻¹ J_A) x = r + J_Aᵀ E⁻¹ c_A,
-a sparse SPD system over the region's nodes only (a few hundred), factored once per set of states. Rows embedded in one
-cage tet are redundant (more rows than the nodes they move): in node space they cost nothing, where a preconditioner
-from the rows' own Schur diagonal left Conjugate Residual thousands of iterations (benchmarks/RESULTS.md)."""
+The rows' curvatures W are stiff (1/compliance), and rows embedded in one cage tet are redundant (more rows than the
+nodes they move): in node space, JᵀWJ over the region's few hundred nodes, they cost one sparse factorisation, where
+a preconditioner from the rows' own Schur diagonal left Krylov solves thousands of iterations (benchmarks/RESULTS.md)."""
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
 
 class Region:
-    """The local model of one contact solve over the rows `rows` (core.contact.mlcp.ContactRows): `nodes` are the free
-    nodes of the equality rows' stencils. compliance (R,3): E per row and direction (rows with none, on held nodes
-    only, are left out)."""
+    """The local model of one contact solve over the rows `rows` (core.contact.mlcp.ContactRows; pinv: A's inverse
+    diagonal blocks); `nodes`: the free nodes of the stencils of the rows with curvature."""
 
-    def __init__(self, system, free, rows, pinv, compliance):
+    def __init__(self, system, free, rows, pinv):
         self.system, self.free, self.rows, self.pinv = system, free, rows, pinv
-        self.compliance = compliance
         self.nodes = np.zeros(0, np.int64)
         self.dof = np.zeros(0, np.int64)
+        self._lu = None
 
-    def factor(self, mask):
-        """Factor the local model for the equalities mask (R,3) of 1.0 / 0.0."""
+    def factor(self, weight):
+        """Factor the local model for the rows' curvatures weight (R,3,3, frame coordinates)."""
         rows = self.rows
-        nodes = rows.node[mask.any(axis=1)]
+        curved = np.abs(weight).reshape(len(rows), 9).max(axis=1) > 0.0
+        nodes = rows.node[curved]
         nodes = np.unique(nodes[nodes >= 0])
         nodes = nodes[self.free[nodes] > 0]
         if not np.array_equal(nodes, self.nodes) or not hasattr(self, "stiffness"):
@@ -37,25 +33,16 @@ class Region:
             index[nodes] = np.arange(len(nodes))
             self.jacobian = _jacobian(rows, index, len(nodes))
             self.stiffness = self._stiffness(nodes)
-        self.equalities = np.flatnonzero((mask.ravel() > 0) & (self.compliance.ravel() > 0))
-        self.j_eq = self.jacobian[self.equalities]
-        self.j_eq_t = self.j_eq.T.tocsr()
-        self.e_inv = 1.0 / self.compliance.ravel()[self.equalities]
+        self._lu = None
         if len(self.dof):
-            self._lu = spl.splu((self.stiffness + self.j_eq_t @ sp.diags(self.e_inv) @ self.j_eq).tocsc())
+            w = _block_diagonal(weight)
+            self._lu = spl.splu((self.stiffness + self.jacobian.T @ w @ self.jacobian).tocsc())
 
-    def solve(self, rx, rc, zx, zc):
-        """(zx, zc) = the local KKT inverse of (rx (N,3), rc (R,3)): block-Jacobi off the region (zx there is
-        A_d⁻¹ rx, set by the caller), the factored model on it; zc: the equalities' forces (zero elsewhere)."""
-        rce = rc.ravel()[self.equalities]
-        out = np.zeros(zc.size)
-        if len(self.dof):
-            z = self._lu.solve(rx.ravel()[self.dof] - self.j_eq_t @ (self.e_inv * rce))
-            zx.reshape(-1)[self.dof] = z
-            out[self.equalities] = -self.e_inv * (self.j_eq @ z + rce)
-        else:
-            out[self.equalities] = -self.e_inv * rce
-        zc[:] = out.reshape(zc.shape)
+    def solve(self, r, z):
+        """z (N,3) on the region's nodes = the factored model's inverse applied to r there (z elsewhere: the
+        caller's A_d⁻¹ r)."""
+        if self._lu is not None:
+            z.reshape(-1)[self.dof] = self._lu.solve(r.reshape(-1)[self.dof])
 
     def _stiffness(self, nodes):
         """A on the region's nodes (CSR): its assembled blocks among them, or (a matrix-free system) its diagonal
@@ -75,6 +62,12 @@ class Region:
         i = (3 * row[:, None, None] + np.arange(3)[None, :, None] + np.zeros((1, 1, 3), np.int64)).ravel()
         j = (3 * col[:, None, None] + np.zeros((1, 3, 1), np.int64) + np.arange(3)[None, None, :]).ravel()
         return sp.csr_matrix((self.system.data[block].ravel(), (i, j)), shape=(3 * n, 3 * n))
+
+
+def _block_diagonal(weight):
+    """The (3R × 3R) block diagonal matrix of the rows' 3×3 blocks."""
+    r = len(weight)
+    return sp.bsr_matrix((weight, np.arange(r), np.arange(r + 1)), shape=(3 * r, 3 * r)).tocsr()
 
 
 def _jacobian(rows, index, num_nodes):
