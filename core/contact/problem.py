@@ -9,7 +9,7 @@ from .mlcp import ContactRows, solve_contact
 from .sides import row_sources
 
 GAP_TOLERANCE = 1e-5    # m: how far a row may end inside its surface (or slip while sticking) in a step
-MAX_ITERATIONS = 400    # cap on the Conjugate Residual iterations of a solve
+MAX_ITERATIONS = 400    # cap on the Conjugate Gradient iterations of a solve (all its Newton steps)
 
 
 class RowMemory:
