@@ -35,8 +35,9 @@ class Region:
             self.stiffness = self._stiffness(nodes)
         self._lu = None
         if len(self.dof):
-            w = _block_diagonal(weight)
-            self._lu = spl.splu((self.stiffness + self.jacobian.T @ w @ self.jacobian).tocsc())
+            rows_in = np.flatnonzero(curved)
+            j = self.jacobian[(3 * rows_in[:, None] + np.arange(3)).ravel()]
+            self._lu = spl.splu((self.stiffness + j.T @ _block_diagonal(weight[rows_in]) @ j).tocsc())
 
     def solve(self, r, z):
         """z (N,3) on the region's nodes = the factored model's inverse applied to r there (z elsewhere: the
