@@ -12,8 +12,8 @@ are the derivatives of a convex potential, and dx minimises
     Φ(dx) = ½ dxᵀ A dx − bᵀ dx + Σ_r ½ min(0, v_n)² / E_n + D_r(v_t),
 with D_r Huber's function of the slip, of slope μ λ̃ (λ̃: the normal force the friction bound is scaled with, lagged:
 updated to λ between rounds until it stops changing). These are the compliant MLCP's conditions; as a minimum they
-have a solution for any number of rows, redundant ones included (many render points embedded in one cage tet), where
-switching states by the sign of the forces (an active-set method) churned without end on them.
+have a solution for any number of rows, redundant ones included (many render points embedded in one cage tet), and
+no row's state is switched by hand: Newton's steps decrease Φ.
 
 Each Newton iteration solves H d = −∇Φ (H: A plus each row's curvature JᵀWJ) by preconditioned Conjugate Gradients with
 the exact inverse of H on the contact region (core.contact.region), then steps to the minimum of Φ along d."""
@@ -33,10 +33,9 @@ NEWTON_FORCING = 1e-2   # each Newton system solved to this fraction of the curr
 
 class ContactRows:
     """The rows of one step: stencil (node (R,S), coef (R,S)), frame (R,3,3): normal then two tangents (unit,
-    orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row its state after a solve: active (R,) bool
-    (pressed), static (R,) bool (sticking), force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), slip (R,2): the
-    slip direction (unit, frame's tangents; zero while sticking), kinetic (R,): λ̃, the normal force the friction
-    bound is scaled with (the warm start of the next step's)."""
+    orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row after a solve: active (R,) bool (pressed),
+    force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), kinetic (R,): λ̃, the normal force the friction bound is
+    scaled with (the warm start of the next step's)."""
 
     def __init__(self, node, coef, normal, target_n, target_t, mu):
         r = len(node)
@@ -48,9 +47,7 @@ class ContactRows:
         self.target[:, 1:] = target_t
         self.mu = np.ascontiguousarray(mu, dtype=np.float64)
         self.active = np.zeros(r, np.bool_)
-        self.static = np.zeros(r, np.bool_)
         self.force = np.zeros((r, 3))
-        self.slip = np.zeros((r, 2))
         self.kinetic = np.zeros(r)
 
     def __len__(self):
@@ -66,7 +63,7 @@ class ContactRows:
         for rows, at in ((a, slice(0, len(a))), (b, slice(len(a), len(a) + len(b)))):
             out.node[at, :rows.node.shape[1]] = rows.node
             out.coef[at, :rows.coef.shape[1]] = rows.coef
-        for name in ("frame", "target", "mu", "active", "static", "force", "slip", "kinetic"):
+        for name in ("frame", "target", "mu", "active", "force", "kinetic"):
             setattr(out, name, np.concatenate([getattr(a, name), getattr(b, name)]))
         return out
 
@@ -165,14 +162,8 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         if settled or it >= max_iterations:
             break
         bound = rows.mu * lam
-    slip = u[:, 1:] - target[:, 1:]
     rows.force[:] = f
     rows.active[:] = f[:, 0] > 0.0
-    gam = np.hypot(f[:, 1], f[:, 2])
-    rows.static[:] = rows.active & (np.hypot(slip[:, 0], slip[:, 1]) <= e_t * bound)
-    sliding = rows.active & ~rows.static & (gam > 0.0)
-    rows.slip[:] = 0.0
-    rows.slip[sliding] = -f[sliding, 1:] / gam[sliding, None]
     deepest = float(np.max(target[:, 0] - u[:, 0], initial=0.0))
     return Solve(it, newton, res <= tolerance and settled, res, max(deepest, 0.0))
 

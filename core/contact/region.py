@@ -2,8 +2,8 @@
 rows move, A's diagonal blocks elsewhere, factored; its inverse preconditions the contact solve (core.contact.mlcp).
 
 The rows' curvatures W are stiff (1/compliance), and rows embedded in one cage tet are redundant (more rows than the
-nodes they move): in node space, JᵀWJ over the region's few hundred nodes, they cost one sparse factorisation, where
-a preconditioner from the rows' own Schur diagonal left Krylov solves thousands of iterations (benchmarks/RESULTS.md)."""
+nodes they move): in node space, JᵀWJ over the region's few hundred nodes, they cost one sparse factorisation and
+leave the Conjugate Gradients only the coupling between the region and the rest of the body."""
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
