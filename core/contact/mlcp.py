@@ -25,8 +25,10 @@ from .region import Region
 from .row_kernels import block_apply, frames, project, schur_diagonal, spread
 
 # A row gives way by COMPLIANCE times its own compliance (how far its force would move its nodes held by their
-# diagonal blocks alone): about 1 µm for a body resting on a floor at the defaults.
-COMPLIANCE = 1e-3
+# diagonal blocks alone): a few µm for a body resting on a floor at the defaults, a fraction of a mm at a landing.
+# Stiffer rows cost Newton steps (each enters along the line search one contact event at a time); a sticking row does
+# not creep by its give, which its friction anchor carries to the next step (core.contact.problem.RowMemory).
+COMPLIANCE = 1e-1
 LAG_ROUNDS = 4      # rounds of the friction bound μ λ̃ following the normal force λ
 NEWTON_FORCING = 1e-2   # each Newton system solved to this fraction of the current residual
 
@@ -35,7 +37,8 @@ class ContactRows:
     """The rows of one step: stencil (node (R,S), coef (R,S)), frame (R,3,3): normal then two tangents (unit,
     orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row after a solve: active (R,) bool (pressed),
     force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), kinetic (R,): λ̃, the normal force the friction bound is
-    scaled with (the warm start of the next step's)."""
+    scaled with (the warm start of the next step's), stretch (R,3): the tangential give E_t γ of a sticking row,
+    in world coordinates (the next step's row of the same point starts from it: its friction anchor)."""
 
     def __init__(self, node, coef, normal, target_n, target_t, mu):
         r = len(node)
@@ -49,6 +52,7 @@ class ContactRows:
         self.active = np.zeros(r, np.bool_)
         self.force = np.zeros((r, 3))
         self.kinetic = np.zeros(r)
+        self.stretch = np.zeros((r, 3))
 
     def __len__(self):
         return len(self.node)
@@ -63,7 +67,7 @@ class ContactRows:
         for rows, at in ((a, slice(0, len(a))), (b, slice(len(a), len(a) + len(b)))):
             out.node[at, :rows.node.shape[1]] = rows.node
             out.coef[at, :rows.coef.shape[1]] = rows.coef
-        for name in ("frame", "target", "mu", "active", "force", "kinetic"):
+        for name in ("frame", "target", "mu", "active", "force", "kinetic", "stretch"):
             setattr(out, name, np.concatenate([getattr(a, name), getattr(b, name)]))
         return out
 
@@ -164,6 +168,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         bound = rows.mu * lam
     rows.force[:] = f
     rows.active[:] = f[:, 0] > 0.0
+    rows.stretch[:] = np.einsum("rkd,rk->rd", rows.frame[:, 1:], -e_t[:, None] * f[:, 1:])
     deepest = float(np.max(target[:, 0] - u[:, 0], initial=0.0))
     return Solve(it, newton, res <= tolerance and settled, res, max(deepest, 0.0))
 

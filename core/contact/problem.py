@@ -14,24 +14,28 @@ MAX_ITERATIONS = 400    # cap on the Conjugate Gradient iterations of a solve (a
 
 class RowMemory:
     """What carries from one step's rows to the next, per (point, surface) key: λ̃, the normal force its friction
-    bound is scaled with (the last solve's λ)."""
+    bound is scaled with (the last solve's λ), and the friction anchor: the row's tangential give E_t γ (world), from
+    which the next step's row starts, so that a sticking contact holds its force without creeping by E_t γ a step."""
 
     def __init__(self):
         self.key = np.zeros(0, np.int64)
         self.kinetic = np.zeros(0)
+        self.stretch = np.zeros((0, 3))
 
     def recall(self, key, rows):
-        """Start `rows` (keys `key`) from the last step's λ̃ of the same keys."""
+        """Start `rows` (keys `key`) from the last step's λ̃ and anchors of the same keys."""
         if not len(self.key) or not len(key):
             return
         at = np.minimum(np.searchsorted(self.key, key), len(self.key) - 1)
-        hit = self.key[at] == key
+        hit = np.flatnonzero(self.key[at] == key)
         rows.kinetic[hit] = self.kinetic[at[hit]]
+        rows.target[hit, 1:] -= np.einsum("rkd,rd->rk", rows.frame[hit, 1:], self.stretch[at[hit]])
 
     def store(self, key, rows):
         order = np.argsort(key, kind="stable")
         self.key = key[order]
         self.kinetic = rows.kinetic[order].copy()
+        self.stretch = rows.stretch[order].copy()
 
     def forget(self):
         self.__init__()
