@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .laws import force_along, row_curvatures, stiffness
 from .region import Region
 from .row_kernels import block_apply, frames, project, schur_diagonal, spread
 
@@ -141,7 +142,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     for _round in range(LAG_ROUNDS):
         while True:
             project(rows.node, rows.coef, rows.frame, dx, u)
-            f, weight = laws.forces(u - target, bound, curvature=True)
+            f, weight = laws.curvatures(u - target, bound)
             hessian.apply_a(dx, r)
             np.subtract(b, r, out=r)
             spread(rows.node, rows.coef, rows.frame, f, free, r)
@@ -174,37 +175,21 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
 
 
 class _Laws:
-    """The rows' contact laws: forces and curvatures of the potential at values v (R,3) = J dx − target."""
+    """The rows' contact laws (core.contact.laws) with their stiffnesses: forces and curvatures of the potential at
+    values v (R,3) = J dx − target."""
 
     def __init__(self, e_n, e_t):
-        self.e_n, self.e_t = e_n, e_t
-        self.k_n = np.where(e_n > 0.0, 1.0 / np.where(e_n > 0.0, e_n, 1.0), 0.0)
-        self.k_t = np.where(e_t > 0.0, 1.0 / np.where(e_t > 0.0, e_t, 1.0), 0.0)
+        self.k_n, self.k_t = stiffness(e_n), stiffness(e_t)
 
-    def forces(self, v, bound, curvature=False, pressed=None):
-        """f (R,3) = −∂Φ/∂v: λ = k_n max(0, −v_n); γ = −k_t v_t inside the cone μ λ̃ (bound), else −bound v̂_t. With
-        curvature, also W (R,3,3) = ∂²Φ/∂v² (frame coordinates). With pressed (R,) bool, the normals are modelled as
-        pressed there (λ = −k_n v_n, pulling where v_n > 0) and free elsewhere."""
-        if pressed is None:
-            pressed = v[:, 0] < 0.0
-        f = np.zeros_like(v)
-        f[:, 0] = np.where(pressed, -self.k_n * v[:, 0], 0.0)
-        s = v[:, 1:]
-        length = np.hypot(s[:, 0], s[:, 1])
-        stick = (bound > 0.0) & (length * self.k_t <= bound)
-        f[:, 1:] = np.where(stick[:, None], -self.k_t[:, None] * s,
-                            -(bound / np.where(length > 0.0, length, 1.0))[:, None] * s)
-        if not curvature:
-            return f
-        w = np.zeros((len(v), 3, 3))
-        w[:, 0, 0] = np.where(pressed, self.k_n, 0.0)
-        slide = ~stick & (length > 0.0)
-        hat = s / np.where(length > 0.0, length, 1.0)[:, None]
-        k_slide = np.where(slide, bound / np.where(length > 0.0, length, 1.0), 0.0)
-        tangent = k_slide[:, None, None] * (np.eye(2)[None] - hat[:, :, None] * hat[:, None, :])
-        tangent[stick] = self.k_t[stick, None, None] * np.eye(2)[None]
-        w[:, 1:, 1:] = tangent
+    def curvatures(self, v, bound):
+        """(f, W): the forces f = −∂Φ/∂v and W (R,3,3) = ∂²Φ/∂v² in frame coordinates."""
+        f = np.empty_like(v)
+        w = np.empty((len(v), 3, 3))
+        row_curvatures(v, bound, self.k_n, self.k_t, f, w)
         return f, w
+
+    def force_along(self, v, jd, alpha, bound):
+        return force_along(v, jd, alpha, bound, self.k_n, self.k_t)
 
 
 def _step_length(laws, v, jd, bound, descent, curvature):
@@ -212,10 +197,10 @@ def _step_length(laws, v, jd, bound, descent, curvature):
     the root of Φ's derivative along d, which increases with α (Φ is convex); 1 (the Newton step) when Φ still falls
     there."""
 
-    at_dx = float(np.vdot(laws.forces(v, bound), jd))
+    at_dx = laws.force_along(v, jd, 0.0, bound)
 
     def slope(alpha):
-        return -descent + at_dx + alpha * curvature - float(np.vdot(laws.forces(v + alpha * jd, bound), jd))
+        return -descent + at_dx + alpha * curvature - laws.force_along(v, jd, alpha, bound)
 
     lo, hi = 0.0, 1.0
     s_lo, s_hi = -descent, slope(1.0)
