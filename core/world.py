@@ -326,6 +326,8 @@ class World:
                 problem.add(new)
             self._state.assign(backup)
         self._contact.finish_problem(problem, backup.x, self._state.x, dt)
+        with solver_threads(self._model.num_tets):
+            self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
         stats["contact_checks"] = checks
         stats["contact_rows"] = 0 if problem is None else len(problem)
         stats["contact_iterations"] = 0 if problem is None else problem.iterations

@@ -167,6 +167,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         if settled or it >= max_iterations:
             break
         bound = rows.mu * lam
+    _balance_momentum(system, free, r, dx)
     rows.force[:] = f
     rows.active[:] = f[:, 0] > 0.0
     rows.stretch[:] = np.einsum("rkd,rk->rd", rows.frame[:, 1:], -e_t[:, None] * f[:, 1:])
@@ -248,6 +249,15 @@ def _pcg(hessian, r, pinv, free, absolute, max_iterations):
         rz = rz_new
         k += 1
     return d, k
+
+
+def _balance_momentum(system, free, r, dx):
+    """dx += each unpinned body's translation that zeroes its residual's sum r (the forces f held): the solve's
+    tolerance then leaves no momentum made or lost (the stiffness resists no translation, the rows' forces are equal and
+    opposite between two bodies)."""
+    for n0, n1 in system.node_ranges:
+        if n1 > n0 and free[n0:n1].all():
+            dx[n0:n1] += r[n0:n1].sum(axis=0) / system.mass_term[n0:n1].sum()
 
 
 def _pnorm(v, pinv, free):

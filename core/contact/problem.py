@@ -45,12 +45,14 @@ class ContactProblem:
     """The contact rows of one step (detected once, with more added by the check after the solve) and their solve
     inside the implicit step (implicit_step's `contact`)."""
 
-    def __init__(self, point, normal, gap, node, coef, move, mu, collider, other, num_sources, memory):
+    def __init__(self, point, normal, gap, node, coef, move, mu, collider, other, num_sources, memory, push_out):
+        """A point found `gap` (m, negative: inside) from its surface, moving with it by `move` (m), comes out by at most
+        push_out (m) in the step: a body started inside another comes out gradually, not launched."""
         self.memory = memory
         self.point, self.gap = point, gap
         self.collider, self.other = collider, other
         self.key = row_keys(point, collider, other, num_sources)
-        rows = ContactRows(node, coef, normal, np.einsum("rd,rd->r", normal, move) - gap, np.zeros((len(point), 2)),
+        rows = ContactRows(node, coef, normal, np.einsum("rd,rd->r", normal, move) - np.maximum(gap, -push_out), np.zeros((len(point), 2)),
                            mu)
         rows.target[:, 1:] = np.einsum("rkd,rd->rk", rows.frame[:, 1:], move)
         memory.recall(self.key, rows)
