@@ -114,11 +114,12 @@ class Solve:
 
 def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None):
     """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
-    and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body; pinv: A's
-    inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held nodes keep dx); tolerance: the residual relative to
-    max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a change of the friction bound may move a row for the
-    bound to count as settled; max_iterations: Conjugate Gradient iterations at most; base (N,3): displacement the
-    rows see besides dx (a Newton iterate's, from the step's start; None: zero). Returns a Solve."""
+    and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body
+    (system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
+    nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
+    change of the friction bound may move a row for the bound to count as settled; max_iterations: Conjugate Gradient
+    iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
+    None: zero). Returns a Solve."""
     nr = len(rows)
     hessian = _Hessian(system, free, rows, pinv)
     sd = np.empty((nr, 3))
@@ -254,7 +255,9 @@ def _pcg(hessian, r, pinv, free, absolute, max_iterations):
 def _balance_momentum(system, free, r, dx):
     """dx += each unpinned body's translation that zeroes its residual's sum r (the forces f held): the solve's
     tolerance then leaves no momentum made or lost (the stiffness resists no translation, the rows' forces are equal and
-    opposite between two bodies)."""
+    opposite between two bodies). system.mass_term (N,): A's part on a translation, None when A has none."""
+    if system.mass_term is None:
+        return
     for n0, n1 in system.node_ranges:
         if n1 > n0 and free[n0:n1].all():
             dx[n0:n1] += r[n0:n1].sum(axis=0) / system.mass_term[n0:n1].sum()

@@ -10,11 +10,12 @@ from core.contact.mlcp import COMPLIANCE, ContactRows, solve_contact
 
 
 class DenseSystem:
-    """S A p with a dense A, one body."""
+    """S A p with a dense A, one body; not a mechanical system (A resists translations), so mass_term is None."""
 
     def __init__(self, a):
         self.a = a
         self.node_ranges = [(0, a.shape[0] // 3)]
+        self.mass_term = None
 
     def apply(self, p, out, free, body):
         out[:] = (self.a @ p.reshape(-1)).reshape(-1, 3) * free[:, None]
