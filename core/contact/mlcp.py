@@ -168,10 +168,17 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         if settled or it >= max_iterations:
             break
         bound = rows.mu * lam
-    _balance_momentum(system, free, r, dx)
+    if res <= tolerance:
+        _balance_momentum(system, free, r, dx)
     rows.force[:] = f
     rows.active[:] = f[:, 0] > 0.0
-    rows.stretch[:] = np.einsum("rkd,rk->rd", rows.frame[:, 1:], -e_t[:, None] * f[:, 1:])
+    # the anchor: the tangential give where the rows end (after the momentum balance), within the cone's stick zone
+    project(rows.node, rows.coef, rows.frame, dx, u)
+    give = u[:, 1:] - target[:, 1:]
+    length = np.hypot(give[:, 0], give[:, 1])
+    reach = e_t * bound
+    give *= np.where(length > reach, reach / np.where(length > 0.0, length, 1.0), 1.0)[:, None]
+    rows.stretch[:] = np.einsum("rkd,rk->rd", rows.frame[:, 1:], give)
     deepest = float(np.max(target[:, 0] - u[:, 0], initial=0.0))
     return Solve(it, newton, res <= tolerance and settled, res, max(deepest, 0.0))
 
@@ -253,7 +260,7 @@ def _pcg(hessian, r, pinv, free, absolute, max_iterations):
 
 
 def _balance_momentum(system, free, r, dx):
-    """dx += each unpinned body's translation that zeroes its residual's sum r (the forces f held): the solve's
+    """dx += each unpinned body's translation that zeroes its residual's sum r (the forces f held): a converged solve's
     tolerance then leaves no momentum made or lost (the stiffness resists no translation, the rows' forces are equal and
     opposite between two bodies). system.mass_term (N,): A's part on a translation, None when A has none."""
     if system.mass_term is None:
