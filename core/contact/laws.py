@@ -22,8 +22,9 @@ def _row_force(v0, v1, v2, bound, k_n, k_t):
 
 @njit(cache=True)
 def row_curvatures(v, bound, k_n, k_t, f, w):
-    """f (R,3): the rows' forces (λ, γ1, γ2) at values v (R,3) under friction bounds `bound` (R,), and w (R,3,3) = ∂²Φ/∂v²: k_n on a pressed normal, k_t I on a sticking tangent plane,
-    (bound / |v_t|) (I − v̂_t v̂_tᵀ) on a sliding one."""
+    """f (R,3): the rows' forces (λ, γ1, γ2) at values v (R,3) under friction bounds `bound` (R,); w (R,3,3) =
+    ∂²Φ/∂v²: k_n on a pressed normal, k_t I on a sticking tangent plane, (bound / |v_t|) (I − v̂_t v̂_tᵀ) on a
+    sliding one."""
     w[:] = 0.0
     for r in range(v.shape[0]):
         lam, g1, g2, stick, length = _row_force(v[r, 0], v[r, 1], v[r, 2], bound[r], k_n[r], k_t[r])

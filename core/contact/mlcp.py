@@ -38,8 +38,8 @@ class ContactRows:
     """The rows of one step: stencil (node (R,S), coef (R,S)), frame (R,3,3): normal then two tangents (unit,
     orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row after a solve: active (R,) bool (pressed),
     force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), kinetic (R,): λ̃, the normal force the friction bound is
-    scaled with (the warm start of the next step's), stretch (R,3): the tangential give E_t γ of a sticking row,
-    in world coordinates (the next step's row of the same point starts from it: its friction anchor)."""
+    scaled with (the warm start of the next step's), stretch (R,3): the tangential give where the row ends, within
+    its stick zone, in world coordinates (the next step's row of the same point starts from it: its friction anchor)."""
 
     def __init__(self, node, coef, normal, target_n, target_t, mu):
         r = len(node)

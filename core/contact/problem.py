@@ -14,8 +14,9 @@ MAX_ITERATIONS = 400    # cap on the Conjugate Gradient iterations of a solve (a
 
 class RowMemory:
     """What carries from one step's rows to the next, per (point, surface) key: λ̃, the normal force its friction
-    bound is scaled with (the last solve's λ), and the friction anchor: the row's tangential give E_t γ (world), from
-    which the next step's row starts, so that a sticking contact holds its force without creeping by E_t γ a step."""
+    bound is scaled with (the last solve's λ), and the friction anchor: the row's tangential give (world, within its
+    stick zone E_t μ λ̃), from which the next step's row starts, so that a sticking contact holds its force without
+    creeping by its give every step."""
 
     def __init__(self):
         self.key = np.zeros(0, np.int64)
@@ -46,14 +47,14 @@ class ContactProblem:
     inside the implicit step (implicit_step's `contact`)."""
 
     def __init__(self, point, normal, gap, node, coef, move, mu, collider, other, num_sources, memory, push_out):
-        """A point found `gap` (m, negative: inside) from its surface, moving with it by `move` (m), comes out by at most
-        push_out (m) in the step: a body started inside another comes out gradually, not launched."""
+        """A point found `gap` (m, negative: inside) from its surface, which moves by `move` (m), comes out by at
+        most push_out (m) in the step: a body started inside another comes out gradually, not launched."""
         self.memory = memory
         self.point, self.gap = point, gap
         self.collider, self.other = collider, other
         self.key = row_keys(point, collider, other, num_sources)
-        rows = ContactRows(node, coef, normal, np.einsum("rd,rd->r", normal, move) - np.maximum(gap, -push_out), np.zeros((len(point), 2)),
-                           mu)
+        target_n = np.einsum("rd,rd->r", normal, move) - np.maximum(gap, -push_out)
+        rows = ContactRows(node, coef, normal, target_n, np.zeros((len(point), 2)), mu)
         rows.target[:, 1:] = np.einsum("rkd,rd->rk", rows.frame[:, 1:], move)
         memory.recall(self.key, rows)
         self.rows = rows
