@@ -2,7 +2,8 @@
 import numpy as np
 
 from . import bridge
-from .scene_settings import body_key, material, mean_edge
+from .dependencies import load_core
+from .scene_settings import body_key, material
 from .shape_fit import ShapeFit
 from .spd_factor import factorized_spd
 
@@ -50,7 +51,7 @@ class Body:
         """The cage's ShapeFit (factorized when first asked for)."""
         if self._shape_fit is None:
             self._shape_fit = ShapeFit(self.tm.nodes, self.tm.tets, self.vertex_nodes, self.vertex_weights,
-                                       mean_edge(self.tm.nodes, self.tm.tets))
+                                       load_core().geometry.quality.mean_edge(self.tm.nodes, self.tm.tets))
         return self._shape_fit
 
     def strain_gauge(self, core, obj, rest):

@@ -5,19 +5,11 @@ import os
 import tempfile
 
 import bpy
-import numpy as np
 
 from . import animation, colliders, effectors, mesh_hashes
 from .report import one_line
 
 UNSAVED = "unsaved"   # the cache files' stem while the .blend has no file name
-# Stiffness number E Δt² / (ρ h²) (h: a body's mean tet edge) above which the CG uses multigrid. Measured through
-# core at the add-on's settings, multigrid rebuilt every frame (benchmarks/preconditioner_choice.py, RESULTS.md, load
-# ~5): multigrid never cost less per frame (1.1-2.1x block-Jacobi's), so it is used where block-Jacobi, stopped at its
-# cap of 50, is off a converged run: by 0.01 % of the body's size on the default cube (S = 28; multigrid 0.04 %), but
-# 0.37 % (4 mm) on a 1 m ball at S = 39 and 2.5 % on a 1 m cantilever at S = 39 (multigrid 0.01 %). A slender pinned
-# body drifts below the threshold too (the cantilever: 1.3 % at S = 28).
-MULTIGRID_STIFFNESS = 30.0
 
 
 def body_key(obj):
@@ -105,17 +97,8 @@ def material(core, obj):
         raise RuntimeError(f"material of '{obj.name}': {one_line(exc)}") from None
 
 
-def mean_edge(x, tets):
-    """The mean length of the tets' edges (each tet's six counted) at node positions x."""
-    return float(np.mean([np.linalg.norm(x[tets[:, a]] - x[tets[:, b]], axis=1).mean()
-                          for a in range(4) for b in range(a + 1, 4)]))
-
-
-def preconditioner(bodies, dt):
-    """The CG preconditioner of a frame: "multigrid" if a body is stiff for its cage and time step (its stiffness
-    number E Δt² / (ρ h²), h its cage's mean edge, above MULTIGRID_STIFFNESS), else block-Jacobi ("jacobi")."""
-    for body in bodies:
-        m = body.handle.material
-        if m.youngs_modulus * dt * dt / (m.density * body.edge ** 2) > MULTIGRID_STIFFNESS:
-            return "multigrid"
-    return "jacobi"
+def preconditioner(core, bodies, dt):
+    """The CG preconditioner of a frame: "multigrid" if a body is stiff for its cage and time step (core's rule,
+    core.solve.auto_preconditioner.stiff_for_jacobi), else block-Jacobi ("jacobi")."""
+    rule = core.solve.auto_preconditioner.stiff_for_jacobi
+    return "multigrid" if any(rule(body.handle.material, body.edge, dt) for body in bodies) else "jacobi"

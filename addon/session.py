@@ -5,7 +5,7 @@ from . import animated_shape, bridge, cage, colliders, effectors, mesh_hashes, s
 from .runtime_body import Body, centre_of_mass
 from .dependencies import load_core
 from .frame_cache import FrameCache
-from .scene_settings import (body_key, cache_location, frame_range, gravity, material, mean_edge, preconditioner,
+from .scene_settings import (body_key, cache_location, frame_range, gravity, material, preconditioner,
                              signature, soft_bodies)
 from .soft_body import check_meshes_writable
 
@@ -145,7 +145,7 @@ class Session:
             obj = scene.objects[body.name]
             body_material = material(core, obj)
             mesh = body.tm.moved(x0)
-            body.edge = mean_edge(x0, body.tm.tets)
+            body.edge = core.geometry.quality.mean_edge(x0, body.tm.tets)
             body.read_pins(obj)
             scale = body.stiffness_scale(obj)
             body.handle = world.add_body(mesh, body_material, pinned=body.pinned if len(body.pinned) else None,
@@ -217,7 +217,7 @@ class Session:
         # iterations over 96 steps at 4 substeps against 259.)
         self.world.reset_preconditioner()
         self.world.motion = [motion for *_, motion in self.state(frame - 1)]
-        self.world.settings.preconditioner = preconditioner(self.bodies, dt)
+        self.world.settings.preconditioner = preconditioner(core, self.bodies, dt)
         # Animated bodies are driven along their animation through the frame's steps (where it puts them at the
         # frame's end, linearly): a moving obstacle the bodies they push cannot push back. (Moved freely within the
         # frame and put back on the animation at its end, a ball pushing another at 1.5 m/s ended 255 mm inside it.)

@@ -136,7 +136,8 @@ def _core_alone(addon, scene, sess, real_step):
     out = []
     for _f in range(2, FRAMES + 1):
         world.reset_preconditioner()
-        world.settings.preconditioner = addon.scene_settings.preconditioner(sess.bodies, dt)
+        core = addon.dependencies.load_core()
+        world.settings.preconditioner = addon.scene_settings.preconditioner(core, sess.bodies, dt)
         t0 = time.perf_counter()
         for _ in range(n):
             real_step(world, dt)

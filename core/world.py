@@ -14,6 +14,8 @@ from .node_rows import add_rows, all_finite
 from .settings import SolverSettings
 from .goals import Goals, goal_omega2
 from .sleep import Sleep, seen_motion, support_normals, swept_boxes
+from .geometry.quality import mean_edge
+from .solve.auto_preconditioner import stiff_for_jacobi
 from .solve.implicit_step import implicit_step
 from .solve.multigrid import Multigrid
 from .solve.static import solve_static
@@ -54,6 +56,7 @@ class World:
             raise InvalidInputError("settings must be a core.SolverSettings")
         self.bodies = []
         self._specs = []
+        self._edges = []    # each body's mean cage edge at rest (m): its stiffness number (stiff_for_jacobi)
         self._model = None
         self._threads = ElementThreads(0)
         self._state = None
@@ -121,6 +124,7 @@ class World:
         new = State.at_rest(mesh.nodes, m)
         self._state = new if self._state is None else State.concatenate([self._state, new])
         self._model = model
+        self._edges.append(mean_edge(mesh.nodes, mesh.tets))
         self._threads = ElementThreads(model.num_tets)
         self._inv_mass = np.where(model.pinned, 0.0, 1.0 / model.mass)   # contact response: 0 for pinned nodes
         self._specs = specs
@@ -310,8 +314,11 @@ class World:
         with solver_threads(self._model.num_tets):
             problem = self._contact.problem(backup.x, guess, dt, counts, margin)
         checks = 0
+        preconditioner = self.settings.preconditioner
+        vcycle = preconditioner == "multigrid" or preconditioner == "auto" and any(
+            stiff_for_jacobi(b.material, edge, dt) for b, edge in zip(self.bodies, self._edges))
         while True:
-            stats = self._implicit_step(dt, backup, target, held, contact=problem)
+            stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
             if checks == MAX_CHECKS:
                 break
             checks += 1

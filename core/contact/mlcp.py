@@ -75,14 +75,15 @@ class ContactRows:
 
 class _Hessian:
     """H = S A + Jᵀ W J (W (R,3,3): each row's curvature in its frame) and its preconditioner: the region's factored
-    H on the contact region, A's diagonal blocks elsewhere."""
+    H on the contact region, and A's diagonal blocks or a multigrid V-cycle of A elsewhere."""
 
-    def __init__(self, system, free, rows, pinv):
-        self.system, self.free, self.rows, self.pinv = system, free, rows, pinv
+    def __init__(self, system, free, rows, pinv, vcycle=None):
+        self.system, self.free, self.rows, self.pinv, self.vcycle = system, free, rows, pinv, vcycle
         self.num_bodies = len(system.node_ranges)
         self.region = Region(system, free, rows, pinv)
         self.weight = np.zeros((len(rows), 3, 3))
         self._u = np.empty((len(rows), 3))
+        self._work = [np.zeros((len(free), 3)) for _ in range(3)]
 
     def set_weight(self, weight):
         self.weight = weight
@@ -99,8 +100,26 @@ class _Hessian:
         spread(rows.node, rows.coef, rows.frame, np.einsum("rij,rj->ri", self.weight, self._u), self.free, out)
 
     def precondition(self, r, z):
-        block_apply(self.pinv, r, self.free, z)
+        """z = M⁻¹ r. Without a V-cycle: the region's inverse there, A_d⁻¹ elsewhere (block diagonal). With one
+        (vcycle(r, z), an SPD approximation of A⁻¹): symmetric multiplicative Schwarz, the region's exact solve, then
+        the V-cycle on what remains, then the region again; symmetric, and it carries a stiff body's elasticity,
+        which block-Jacobi leaves to hundreds of iterations."""
+        if self.vcycle is None:
+            block_apply(self.pinv, r, self.free, z)
+            self.region.solve(r, z)
+            return
+        hz, rest, dz = self._work
+        z[:] = 0.0
         self.region.solve(r, z)
+        self.apply(z, hz)
+        np.subtract(r, hz, out=rest)
+        self.vcycle(rest, dz)
+        z += dz
+        self.apply(z, hz)
+        np.subtract(r, hz, out=rest)
+        dz[:] = 0.0
+        self.region.solve(rest, dz)
+        z += dz
 
 
 class Solve:
@@ -112,16 +131,18 @@ class Solve:
         self.residual, self.constraint_error = residual, constraint_error
 
 
-def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None):
+def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None,
+                  vcycle=None):
     """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
     and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body
     (system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
     nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
     change of the friction bound may move a row for the bound to count as settled; max_iterations: Conjugate Gradient
     iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
-    None: zero). Returns a Solve."""
+    None: zero); vcycle(r, z) -> r·z, if given: a V-cycle of A (core.solve.multigrid) preconditioning away from the
+    contact region, for bodies too stiff for block-Jacobi. Returns a Solve."""
     nr = len(rows)
-    hessian = _Hessian(system, free, rows, pinv)
+    hessian = _Hessian(system, free, rows, pinv, vcycle)
     sd = np.empty((nr, 3))
     schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, sd)
     e_n = COMPLIANCE * sd[:, 0]

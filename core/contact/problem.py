@@ -75,11 +75,11 @@ class ContactProblem:
         for name in ("point", "gap", "collider", "other", "key"):
             setattr(self, name, np.concatenate([getattr(self, name), getattr(other_problem, name)]))
 
-    def solve(self, system, b, dx, free, base, tolerance, load):
+    def solve(self, system, b, dx, free, base, tolerance, load, vcycle=None):
         """The Newton iteration's solve with these rows (see core.contact.mlcp.solve_contact); returns its Solve."""
         pinv = system.block_jacobi_inverse()
         out = solve_contact(system, b, dx, free, self.rows, pinv, tolerance, load, GAP_TOLERANCE, MAX_ITERATIONS,
-                            base=base)
+                            base=base, vcycle=vcycle)
         self.iterations += out.iterations
         self.restarts += out.restarts
         self.converged = out.converged

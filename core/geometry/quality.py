@@ -1,4 +1,5 @@
-"""Tet quality measures: the normalised volume-to-rms-edge ratio (1 for a regular tet, 0 when flat) and dihedral angles."""
+"""Tet quality measures: the normalised volume-to-rms-edge ratio (1 for a regular tet, 0 when flat), dihedral angles
+and the mean edge."""
 import numpy as np
 
 from ..jit import njit
@@ -52,3 +53,9 @@ def min_dihedral_angles(nodes, tets):
     ang = [np.degrees(np.pi - np.arccos(np.clip(np.einsum("ij,ij->i", n[:, i], n[:, j]), -1.0, 1.0)))
            for i in range(4) for j in range(i + 1, 4)]
     return np.min(np.stack(ang, axis=1), axis=1)
+
+
+def mean_edge(nodes, tets):
+    """The mean length of the tets' edges (each tet's six counted)."""
+    a, b = np.triu_indices(4, 1)
+    return float(np.linalg.norm(nodes[tets[:, a]] - nodes[tets[:, b]], axis=2).mean())

@@ -10,6 +10,14 @@ product at 0.1-0.2 ns, contiguous in SIMD lanes, hence its weight 0.4), and each
 count ranks the two preconditioners as their running times do."""
 import math
 
+# Stiffness number E Δt² / (ρ h²) (h: a body's mean tet edge) above which block-Jacobi is too weak for a body. Measured
+# through core at the add-on's settings, multigrid rebuilt every frame (benchmarks/preconditioner_choice.py, RESULTS.md,
+# load ~5): multigrid never cost less per frame (1.1-2.1x block-Jacobi's), so it is used where block-Jacobi, stopped at
+# its cap of 50, is off a converged run: by 0.01 % of the body's size on the default cube (S = 28; multigrid 0.04 %),
+# but 0.37 % (4 mm) on a 1 m ball at S = 39 and 2.5 % on a 1 m cantilever at S = 39 (multigrid 0.01 %). A slender
+# pinned body drifts below the threshold too (the cantilever: 1.3 % at S = 28).
+MULTIGRID_STIFFNESS = 30.0
+
 WARMUP = 1               # first solves not measured: gravity coming on from rest is unlike the steps that follow
 RECHECK = 48             # solves between comparisons ...
 RECHECK_MAX = 8 * RECHECK  # ... doubled, up to this, each time the one in use wins again
@@ -29,6 +37,12 @@ LEVEL_CALLS = 7          # made 13 + 7 of them (with 8 and 4 the count made the 
                          # while it took 5.2x on the default cube, and "auto" kept multigrid there at 45-48 ms/step
                          # against block-Jacobi's 38-39). Fused into 6 calls since, the resting bunny's V-cycle took
                          # 184 against 193 us: its time is the kernels' work, so the calibration stands
+
+
+def stiff_for_jacobi(material, edge, dt):
+    """Whether a body of this core.Material, cage mean edge `edge` (m) and time step needs multigrid: its stiffness
+    number E Δt² / (ρ h²) above MULTIGRID_STIFFNESS."""
+    return material.youngs_modulus * dt * dt / (material.density * edge * edge) > MULTIGRID_STIFFNESS
 
 
 class AutoPreconditioner:

@@ -10,7 +10,7 @@ from ..node_rows import add_rows, node_rows
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
 from .islands import islands
-from .pcg import jacobi_inverse, pcg
+from .pcg import fine_operator, jacobi_inverse, pcg, v_cycle
 
 CONTACT_SOLVES = 3   # solves per Newton iteration at most, the contact rows' multipliers updated between them
 # The CG tolerance of a solve followed by a multiplier update, in units of settings.cg_tolerance. Measured on a 1 m
@@ -20,7 +20,8 @@ INTERMEDIATE_TOLERANCE = 10.0
 
 
 def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None, held=None,
-                  multigrid=None, acceleration=None, goal=None, grow=None, contact=None):
+                  multigrid=None, acceleration=None, goal=None, grow=None, contact=None,
+                  contact_multigrid=False):
     """Advance `state` (every body of the model) by dt in place with settings.integrator; returns the step's stats
     (solves: the CG solves run, up to CONTACT_SOLVES per Newton iteration with contact rows;
     cg_iterations: the most CG iterations of any body over the step (all its solves), cg_iterations_sum: of all bodies;
@@ -54,7 +55,9 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     adds the goal springs' forces m ω² (target − x + β (v_target − v)) to F and their stiffness and damping to the
     system's diagonal ((1 + αh + (βh + h²) ω²) M; core.goals). `grow(x)`, if given, adds to `penalty` the rows of the
     points the first solve's positions x bring into contact (ContactStage.grow) and returns whether it did; the
-    system is then solved again with them.
+    system is then solved again with them. `contact` (a core.contact.problem.ContactProblem), if given, solves each
+    iteration's system with its rows (contact as one problem), preconditioned away from its contact region by
+    multigrid's V-cycle of the system when `contact_multigrid`, else by block-Jacobi.
 
     Contact under Newmark: a body that the predicted contact rows touch steps with backward Euler (h = Δt, w = 0),
     the others with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped
@@ -142,7 +145,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         # when the rows turn out settled.
         with solver_threads(md.num_tets):   # (core.threads: the CG's many short kernels)
             if contact is not None:
-                out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight)
+                vcycle = _contact_vcycle(system, free, multigrid, state.x, dt) if contact_multigrid else None
+                out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight, vcycle)
                 its = [out.iterations if out.converged else settings.cg_iterations] * len(md.node_ranges)
                 body_its += its
                 last_its, res = its, [out.residual]
@@ -189,6 +193,24 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     stats["cg_iterations"], stats["cg_iterations_sum"] = int(body_its.max()), int(body_its.sum())
     stats["converged"] = np.array(last_its) < settings.cg_iterations
     return stats
+
+
+def _contact_vcycle(system, free, multigrid, x, dt):
+    """A callable vcycle(r, z) -> r·z: the multigrid V-cycle of the step's A (no contact) on all bodies, for the
+    contact solve's preconditioner away from its contact region; None without multigrid or an assembled A."""
+    if multigrid is None or not hasattr(system, "pattern"):
+        return None
+    pinv = system.block_jacobi_inverse()
+    hierarchy = multigrid.update(system, x, free, None, pinv, dt)
+    bodies = list(range(len(system.node_ranges)))
+    fine = fine_operator(system, bodies, None, None)
+    omega = hierarchy.omega(bodies)
+    t = np.zeros_like(x)
+    n = len(x)
+
+    def vcycle(r, z):
+        return v_cycle(fine, hierarchy, bodies, pinv, free, omega, r, z, t, 0, n)
+    return vcycle
 
 
 @njit(cache=True)
