@@ -1,4 +1,5 @@
-"""The contact rows' numba kernels: their frames, J dx (project), Jᵀ f (spread), diag(J A_d⁻¹ Jᵀ) and A_d⁻¹ v."""
+"""The contact rows' numba kernels: their frames, J dx (project), Jᵀ f (spread), diag(J A_d⁻¹ Jᵀ), A_d⁻¹ v and
+Jᵀ W J's blocks (curvature_blocks)."""
 import math
 
 import numpy as np
@@ -99,3 +100,33 @@ def block_apply(pinv, v, free, out):
         f = free[n]
         for i in range(3):
             out[n, i] = f * (pinv[n, i, 0] * v[n, 0] + pinv[n, i, 1] * v[n, 1] + pinv[n, i, 2] * v[n, 2])
+
+
+@njit(cache=True)
+def curvature_blocks(node, coef, frame, weight, rows, index, keys, n, blocks):
+    """blocks += Jᵀ W J over the given rows (W (R,3,3): each row's curvature in its frame) on a region's nodes
+    (index: node -> region node, −1 outside): the block of region nodes (i, j) is blocks[k], keys[k] = j n + i
+    (sorted)."""
+    width = node.shape[1]
+    blk = np.empty((3, 3))
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        for a in range(3):   # Fᵀ W F
+            for b in range(3):
+                acc = 0.0
+                for p in range(3):
+                    for c in range(3):
+                        acc += frame[r, p, a] * weight[r, p, c] * frame[r, c, b]
+                blk[a, b] = acc
+        for s in range(width):
+            if node[r, s] < 0 or index[node[r, s]] < 0:
+                continue
+            i = index[node[r, s]]
+            for t in range(width):
+                if node[r, t] < 0 or index[node[r, t]] < 0:
+                    continue
+                k = np.searchsorted(keys, index[node[r, t]] * n + i)
+                c = coef[r, s] * coef[r, t]
+                for a in range(3):
+                    for b in range(3):
+                        blocks[k, a, b] += c * blk[a, b]

@@ -203,7 +203,7 @@ def test_cube_sticks_within_the_cone():
 
 
 def test_stiff_small_cube_converges_and_sticks():
-    """A 5 cm cube at resolution 12 is stiff for its time step (stiffness number E Δt² / (ρ h²) ≈ 300): block-Jacobi
+    """A 5 cm cube at resolution 12 is stiff for its time step (stiffness number E Δt² / (ρ h²) ≈ 400): block-Jacobi
     left the contact solve at its cap in most steps (converged in 4 of 29); multigrid's V-cycle away from the contact
     region converges it. μ = 0.8 > tan 30°: it sticks (Coulomb), under 0.05 mm in its last quarter second."""
     t, x, converged = slope_run(0.8, seconds=0.5, size=0.05, resolution=12)
