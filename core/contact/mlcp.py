@@ -158,6 +158,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     ju = np.empty((nr, 3))
     r = np.empty_like(dx)
     ad = np.empty_like(dx)
+    _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound)
     it = newton = 0
     res = math.inf
     settled = False
@@ -248,6 +249,29 @@ def _step_length(laws, v, jd, bound, descent, curvature):
             lo, s_lo = alpha, s
             s_hi *= 0.5
     return lo if lo > 0.0 else alpha
+
+
+def _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound):
+    """Warm start: dx becomes the minimum of Φ on the segment from rest (the held nodes' dx alone) to the given
+    prediction (the step's inertial motion). A sliding body starts near its prediction; a body sticking while it
+    vibrates starts nearer rest, where its rows are inside their stick zones (from the prediction, each row would
+    cross its cone's kink on the way back, one line search at a time)."""
+    d = dx * free[:, None]
+    if not np.any(d):
+        return
+    dx -= d
+    u, ju, r, ad = (np.empty((len(rows), 3)), np.empty((len(rows), 3)), np.empty_like(dx), np.empty_like(dx))
+    project(rows.node, rows.coef, rows.frame, dx, u)
+    f, _ = laws.curvatures(u - target, bound)
+    hessian.apply_a(dx, r)
+    np.subtract(b, r, out=r)
+    spread(rows.node, rows.coef, rows.frame, f, free, r)
+    r *= free[:, None]
+    hessian.apply_a(d, ad)
+    project(rows.node, rows.coef, rows.frame, d, ju)
+    descent = float(np.vdot(d, r))
+    if descent > 0.0:
+        dx += _step_length(laws, u - target, ju, bound, descent, float(np.vdot(d, ad))) * d
 
 
 def _pcg(hessian, r, pinv, free, absolute, max_iterations):
