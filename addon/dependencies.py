@@ -102,3 +102,12 @@ def load_core():
         except OSError:   # an unreadable cache folder costs disk space, nothing else
             pass
     return _core
+
+
+def ftetwild_found():
+    """Whether the pytetwild package (fTetWild, for Conforming mode) is installed; cheap enough for a panel."""
+    import importlib.util
+    try:
+        return importlib.util.find_spec("pytetwild") is not None
+    except (ImportError, ValueError):
+        return False

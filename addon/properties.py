@@ -123,8 +123,13 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
     mode: EnumProperty(name="Mode", default="CAGE", options=set(),
                        items=[("CAGE", "Cage", "Coarse tet cage around the mesh; the mesh is embedded in it"),
                               ("CONFORMING", "Conforming",
-                               "Tets through the mesh's own vertices (low-poly closed meshes)")],
+                               "Tets whose boundary follows the mesh within the Envelope (fTetWild; open, "
+                               "non-manifold and detailed meshes too)")],
                        description="How the solid is filled with tetrahedra")
+    envelope: FloatProperty(name="Envelope", default=0.001, min=1e-5, max=0.1, precision=4, step=0.01,
+                            options=set(),
+                            description="Conforming mode: how far the tets' boundary may stray from the mesh, as a "
+                                        "fraction of the bounding-box diagonal (larger is faster and coarser)")
     output_strain: BoolProperty(name="Output Strain", default=False, options=set(),
                                 update=lambda settings, context: frame_handler.output_strain_toggled(
                                     settings.id_data, context.scene),
@@ -143,6 +148,9 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                description="Mesh vertices driven by the cage")
     cage_quality: FloatProperty(name="Min Quality", default=0.0, options={'HIDDEN'},
                                 description="Smallest tet quality of the cage (1 = regular tet)")
+    cage_summary: StringProperty(name="Tetrahedralized", default="", options={'HIDDEN'},
+                                 description="What the last Tetrahedralize did: mode, nodes, tets, quality, and "
+                                             "for an open mesh the volume that was filled")
 
 
 def _frame_range_toggled(settings, context):

@@ -102,9 +102,9 @@ def remove(obj):
     s.cage_quality = 0.0
 
 
-def retetrahedralize(obj):
-    """Rebuild the object's cage with its current mode and resolution."""
+def retetrahedralize(obj, progress=None, time_limit=None):
+    """Rebuild the object's cage with its current mode and resolution (see cage.build_cage for the arguments)."""
     load_core()
-    tm = cage.build_cage(obj)
+    tm = cage.build_cage(obj, progress=progress, time_limit=time_limit)
     cage.record(obj, tm)
     return tm

@@ -62,12 +62,15 @@ def mark_complete():
 
 
 def _tetrahedralize():
-    """Cage and conforming tetrahedralization of a small sphere (what Add Soft Body runs), points embedded."""
+    """Cage tetrahedralization of a small sphere (what Add Soft Body runs), points embedded; and a second body as a
+    conforming mesh is (no stiffness weights), from a coarser cage: conforming mode runs fTetWild in a child
+    process, with no numba kernels to warm."""
     from .geometry import embed_points, tetrahedralize
     v, f = icosphere(1, 0.25, (0.0, 0.0, 0.0))
     cage = tetrahedralize(v, f, resolution=5, mode="cage")
     embed_points(cage.nodes, cage.tets, 0.5 * v)
-    return cage, tetrahedralize(v, f, resolution=3, mode="conforming")
+    coarse = tetrahedralize(v, f, resolution=3, mode="cage")
+    return cage, TetMesh(coarse.nodes, coarse.tets, embedding=coarse.embedding, mass_weights=coarse.mass_weights)
 
 
 def _boxed(vertices, triangles):

@@ -12,6 +12,9 @@ class SOFTFEM_OT_tetrahedralize(bpy.types.Operator):
     bl_label = "Tetrahedralize"
     bl_options = {'REGISTER', 'UNDO'}
 
+    time_limit: bpy.props.FloatProperty(name="Time Limit", default=0.0, min=0.0, options={'HIDDEN', 'SKIP_SAVE'},
+                                        description="Seconds fTetWild may take (0: the default, 120 s)")
+
     @classmethod
     def poll(cls, context):
         return polls.has_body(cls, context)
@@ -27,13 +30,19 @@ class SOFTFEM_OT_tetrahedralize(bpy.types.Operator):
             self.report({'WARNING'}, waiting)
             return {'CANCELLED'}
         done = []
+        wm = context.window_manager
         for obj in objects:
+            # conforming mode runs fTetWild (seconds to minutes): the progress cursor counts its seconds
+            wm.progress_begin(0, 9999)
             try:
-                tm = soft_body.retetrahedralize(obj)
-            except Exception as exc:  # a one-line report, never a traceback
+                tm = soft_body.retetrahedralize(obj, progress=lambda seconds: wm.progress_update(int(seconds)),
+                                                time_limit=self.time_limit or None)
+            except Exception as exc:  # a one-line report, never a traceback; the object keeps its cage
                 self.report({'ERROR'}, f"{obj.name}: {one_line(exc)}")
                 continue
-            done.append(f"{obj.name} ({tm.num_nodes} nodes, {tm.num_tets} tets)")
+            finally:
+                wm.progress_end()
+            done.append(f"{obj.name} ({obj.softfem.cage_summary})")
         if not done:
             return {'CANCELLED'}
         self.report({'INFO'}, "Tetrahedralized: " + ", ".join(done))

@@ -2,6 +2,7 @@
 import bpy
 
 from ..addon import colliders, readiness, status
+from ..addon.dependencies import ftetwild_found
 
 
 def _dependency_alert(layout):
@@ -91,7 +92,13 @@ def draw_cage(layout, context):
     s = obj.softfem
     layout.prop(s, "mode")
     layout.prop(s, "resolution")
+    if s.mode == "CONFORMING":
+        layout.prop(s, "envelope")
+        if not ftetwild_found():
+            layout.label(text="Conforming needs fTetWild (pytetwild), which is missing; Cage does not", icon='ERROR')
     layout.operator("softfem.tetrahedralize", icon='MESH_ICOSPHERE')
+    if s.cage_summary:
+        layout.label(text=s.cage_summary)
     col = layout.column(align=True)
     col.label(text=f"Nodes: {s.cage_nodes}")
     col.label(text=f"Tets: {s.cage_tets}")

@@ -19,7 +19,7 @@ WHEEL_CACHE = os.path.join(BUILD, "wheels")
 STAGE = os.path.join(BUILD, "stage")
 DIST = os.path.join(REPO, "dist")
 PACKAGE_PATHS = ("__init__.py", "blender_manifest.toml", "core", "addon", "operators", "panels")
-BUNDLED = ("scipy", "numba", "llvmlite")  # never numpy: Blender ships it
+BUNDLED = ("scipy", "numba", "llvmlite", "pytetwild")  # never numpy: Blender ships it
 PREBUILT = "prebuilt_kernels"   # the package's prebuilt kernel cache (core/prebuilt_cache.py)
 # The name Blender imports an extension installed from a file under: numba's cached kernels import their module by
 # this name, so the prebuilt ones are compiled under it (installed elsewhere, the add-on compiles its own).
@@ -34,6 +34,10 @@ PLATFORM_TAGS = {
     # scipy 1.17 ships macOS arm64 wheels for 12.0+ (OpenBLAS) and 14.0+ (Accelerate): take the 12.0 one.
     "macos-arm64": ("macosx_12_0_arm64",),
 }
+# pytetwild's Linux wheels carry the manylinux2014 (2_17) tag, which pip does not take for 2_28; it publishes no
+# macOS wheels: there the package goes without it (Conforming mode says it needs fTetWild, Cage mode works).
+EXTRA_TAGS = {"pytetwild": {"linux-x64": ("manylinux_2_17_x86_64",)}}
+OPTIONAL = ("pytetwild",)
 # numba stopped publishing Intel-macOS wheels after 0.62.1 (llvmlite after 0.45.1): the nearest working pair.
 PIN_OVERRIDES = {
     "macos-x64": {"numba": "0.62.1", "llvmlite": "0.45.1"},
@@ -89,12 +93,15 @@ def wheels_for(plat, pins):
         if not found:
             cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--no-deps",
                    "--python-version", PYTHON_VERSION, "--implementation", "cp", "--abi", "cp311", "-d", folder]
-            for tag in PLATFORM_TAGS[plat]:
+            for tag in PLATFORM_TAGS[plat] + EXTRA_TAGS.get(name, {}).get(plat, ()):
                 cmd += ["--platform", tag]
             cmd.append(f"{name}=={versions[name]}")
             print(f"  downloading {name}=={versions[name]} for {plat}", flush=True)
-            subprocess.run(cmd, check=True)
+            done = subprocess.run(cmd, check=name not in OPTIONAL)
             found = glob.glob(pattern)
+            if done.returncode != 0 and name in OPTIONAL:
+                print(f"  no {name} wheel for {plat}: packaged without it", flush=True)
+                continue
         if len(found) != 1:
             sys.exit(f"expected one wheel matching {pattern}, found {found}")
         paths.append(found[0])

@@ -5,6 +5,7 @@ from ..errors import InvalidInputError
 from ..tetmesh import signed_volumes
 from .embedding import barycentric_in_tets
 from .features import split_features
+from .holes import CLOSING_RADIUS, ClosedHoles
 from .grid import TEMPLATES, Grid, inside_tets, locate, triangle_tet_pairs
 from .meshinput import NO_VOLUME
 from .quality import CAGE_QUALITY_BOUND
@@ -26,13 +27,25 @@ MASS_FLOOR = 0.05
 STIFFNESS_FLOOR = 0.5
 # An open mesh encloses nothing if less than this fraction of its cage has winding number above _OPEN_INSIDE.
 _MIN_OPEN_FRACTION = 0.05
-_OPEN_INSIDE = 0.75
+# (a thin open bowl has |winding| up to ~0.8 in its hollow, an open box's inside ~0.8-0.95, a capped ball ~1)
+_OPEN_INSIDE = 0.85
+# An open mesh's holes are closed (holes.py) when the solid they leave fills this fraction of its bounding box.
+_MIN_CLOSED_FRACTION = 0.1
 
 
 def inside_fractions(corner_w, centre_w, threshold):
     """Rough fraction of each tet inside the surface (|winding| > threshold at its corners (k,4) and centroid (k,)):
     the centroid counts twice, each corner once. Mass only needs the distribution right: the total is rescaled."""
     return ((corner_w > threshold).sum(axis=1) + 2.0 * (centre_w > threshold)) / 6.0
+
+
+def _hole_closed_solid(v, t):
+    """The ClosedHoles solid of an open mesh (unit coordinates) when it is substantial (holes a radius closes,
+    e.g. a car's windows), else None (an open box's mouth, a bowl, a sheet: the winding number decides)."""
+    holes = ClosedHoles(v, t)
+    box_volume = float(np.prod(v.max(axis=0) - v.min(axis=0)))
+    deep = holes.deep_volume_unit()
+    return holes if deep > 0.0 and deep >= _MIN_CLOSED_FRACTION * box_volume else None
 
 
 def build_cage(surface, resolution, relax_passes=2):
@@ -43,7 +56,15 @@ def build_cage(surface, resolution, relax_passes=2):
     vertex_tet, vertex_margin = locate(grid, v)
     pair_tet, pair_tri = triangle_tet_pairs(grid, v, t, vertex_tet, vertex_margin, _OVERLAP_EPS)
     winding = WindingNumber(v, t)
-    node_w = np.abs(winding(grid.all_node_positions()))
+    closed = surface.is_closed()
+    # an open mesh whose closed holes leave a solid: 1 in it, 0 outside (the winding number bulges out of a hole:
+    # ~0.6 just outside a car's window)
+    holes = None if closed else _hole_closed_solid(v, t)
+    def inside_w(points):
+        if holes is None:
+            return np.abs(winding(points))
+        return holes(points, near_surface=lambda near: np.abs(winding(near)))
+    node_w = inside_w(grid.all_node_positions())
 
     keep = inside_tets(node_w, grid.dims, TEMPLATES, 0.5)
     keep[pair_tet] = True
@@ -68,15 +89,14 @@ def build_cage(surface, resolution, relax_passes=2):
     # winding at the corners and centroids of the tets the surface crosses (the others are wholly in or out)
     part = np.flatnonzero(~full)
     corner_ids, corner_inv = np.unique(tets[part], return_inverse=True)
-    corner_w = np.abs(winding(nodes[corner_ids]))[corner_inv.reshape(-1, 4)]
-    centre_w = np.abs(winding(nodes[tets[part]].mean(axis=1)))
+    corner_w = inside_w(nodes[corner_ids])[corner_inv.reshape(-1, 4)]
+    centre_w = inside_w(nodes[tets[part]].mean(axis=1))
     fraction = np.ones(len(tets))
     fraction[part] = inside_fractions(corner_w, centre_w, 0.5)
     fraction /= ncopies
     vol = signed_volumes(nodes, tets)
     est_volume = float((vol * fraction).sum())
     cage_volume = float((vol / ncopies).sum())
-    closed = surface.is_closed()
     if closed:
         volume = abs(surface.enclosed_volume_unit())
         if volume <= 1e-12 * cage_volume:
@@ -87,8 +107,12 @@ def build_cage(surface, resolution, relax_passes=2):
         strict = (full & (mean_w[copy_of] > _OPEN_INSIDE)).astype(float)
         strict[part] = inside_fractions(corner_w, centre_w, _OPEN_INSIDE)
         strict /= ncopies
-        if float((vol * strict).sum()) < _MIN_OPEN_FRACTION * cage_volume:
-            raise InvalidInputError(NO_VOLUME)
+        strict_volume = float((vol * strict).sum())
+        if holes is None and strict_volume < _MIN_OPEN_FRACTION * cage_volume:
+            raise InvalidInputError(
+                f"{NO_VOLUME} (open mesh: |winding number| above {_OPEN_INSIDE} in {strict_volume / cage_volume:.1%} "
+                f"of its cage, at least {_MIN_OPEN_FRACTION:.0%} needed; no hole narrower than "
+                f"{2 * CLOSING_RADIUS:.2f} x its size closes a solid)")
     floored = np.maximum(fraction, MASS_FLOOR)
     to_volume = volume / float((vol * floored).sum())
     mass_weights = floored * to_volume
@@ -96,7 +120,8 @@ def build_cage(surface, resolution, relax_passes=2):
     info = {"grid_cells": [int(d) for d in grid.dims], "cell_size_unit": grid.h, "closed": closed,
             "mesh_volume_unit": volume, "winding_volume_unit": est_volume, "cage_volume_unit": cage_volume,
             "split_tets": int((np.bincount(copy_of) > 1).sum()),
-            "duplicated_nodes": int(len(node_ids) - len(np.unique(node_ids))), "relaxed_moves": int(moves)}
+            "duplicated_nodes": int(len(node_ids) - len(np.unique(node_ids))), "relaxed_moves": int(moves),
+            "holes_closed": holes is not None}
     return nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info
 
 

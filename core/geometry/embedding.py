@@ -201,3 +201,36 @@ def embed_points(nodes, tets, points, tol=1e-9):
     dims = np.maximum(np.ceil(ext / cell).astype(np.int64), 1)
     start, items = _bin_tets(nodes, tets, lo, cell, dims)
     return _locate_points(points, nodes, tets, lo, cell, dims, start, items, tol)
+
+
+def embed_points_nearest(nodes, tets, points, candidates=8):
+    """Like embed_points, but a point in no tet (e.g. a render vertex just outside a conforming mesh's boundary,
+    within its envelope) goes to the nearby tet it is least outside of, among the `candidates` tets with the nearest
+    centroids; its weights there extrapolate (one or more slightly negative), so it keeps its rest position.
+    Returns (tet, weights, distance): distance is 0 inside a tet, else an upper bound of the distance to it."""
+    from scipy.spatial import cKDTree
+    nodes = np.ascontiguousarray(nodes, np.float64)
+    points = np.ascontiguousarray(points, np.float64).reshape(-1, 3)
+    tet, weights = embed_points(nodes, tets, points)
+    distance = np.zeros(len(points))
+    out = np.flatnonzero(tet < 0)
+    if len(out) == 0:
+        return tet, weights, distance
+    tets = np.asarray(tets, np.int64)
+    k = min(candidates, len(tets))
+    _, near = cKDTree(nodes[tets].mean(axis=1)).query(points[out], k=k)
+    near = near.reshape(len(out), k)
+    corners = nodes[tets[near]]                                            # (o, k, 4, 3)
+    frame = np.swapaxes(corners[:, :, 1:] - corners[:, :, :1], 2, 3)       # columns b-a, c-a, d-a
+    rhs = (points[out][:, None, :] - corners[:, :, 0])[..., None]
+    lam = np.linalg.solve(frame, rhs)[..., 0]                              # (o, k, 3)
+    w = np.concatenate([1.0 - lam.sum(axis=2, keepdims=True), lam], axis=2)
+    best = np.argmax(w.min(axis=2), axis=1)
+    rows = np.arange(len(out))
+    w = w[rows, best]
+    tet[out] = near[rows, best]
+    weights[out] = w
+    clamped = np.maximum(w, 0.0)
+    clamped /= clamped.sum(axis=1, keepdims=True)
+    distance[out] = np.linalg.norm(np.einsum("ij,ijk->ik", clamped, corners[rows, best]) - points[out], axis=1)
+    return tet, weights, distance

@@ -6,7 +6,8 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..tetmesh import TetMesh
 from .cage import build_cage, embed_vertices
-from .conforming import SLIVER_QUALITY, build_conforming, identity_embedding
+from .conforming import ENVELOPE, SLIVER_QUALITY, build_conforming
+from .ftetwild import TIME_LIMIT
 from .embedding import Embedding
 from .meshinput import SurfaceMesh
 from .quality import min_dihedral_angles, tet_quality
@@ -15,14 +16,19 @@ MODES = ("cage", "conforming")
 MAX_RESOLUTION = 256
 
 
-def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, cell_size=None):
+def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, cell_size=None, envelope=ENVELOPE,
+                   time_limit=TIME_LIMIT, progress=None):
     """Tet mesh for a surface mesh (vertices (n,3) float, triangles (m,3) int, world units).
 
     mode="cage" (default): a coarse cage of 5-tet cubes, `resolution` cells along the longest bounding-box side,
     that strictly contains the surface; works for open, non-manifold and self-intersecting meshes. `relax` moves
     the outer cage nodes toward the surface (never across it).
-    mode="conforming": Delaunay tets of a closed surface's vertices plus interior samples (spacing: `resolution`
-    cells along the longest side); the input vertices are nodes (identity embedding).
+    An open mesh whose holes are narrower than about a quarter of its size (a car's windows) is solid inside.
+    mode="conforming": fTetWild's tets (target edge: the longest side / `resolution`) whose boundary follows the
+    surface within `envelope` x the bounding-box diagonal; any triangle soup (open, non-manifold, self-intersecting);
+    inputs above 6,000 triangles are simplified first (the envelope grows with it). The vertices are embedded in
+    the tets (a vertex just outside goes to its nearest tet). fTetWild runs in a child process stopped after
+    `time_limit` seconds; `progress(seconds)` is called while it runs.
     `cell_size` (world units), when given, replaces `resolution` by ceil(longest side / cell_size).
     Returns a core.TetMesh with `.embedding` (one row per input vertex: `.tet`, `.weights`, `.positions(nodes)`),
     `.mass_weights` (per-tet mass factor: total mass = density * enclosed volume for closed meshes),
@@ -46,14 +52,11 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
             surface, int(resolution), relax_passes=2 if relax else 0)
         weights = embed_vertices(surface.unit_vertices, unit_nodes, tets, tet_of_vertex)
     else:
-        unit_nodes, tets, vertex_node, info = build_conforming(surface, int(resolution))
-        tet_of_vertex, weights = identity_embedding(unit_nodes, tets, vertex_node, surface.unit_vertices)
+        unit_nodes, tets, tet_of_vertex, weights, info = build_conforming(
+            surface, int(resolution), envelope=envelope, time_limit=time_limit, progress=progress)
         mass_weights = np.full(len(tets), info["mesh_volume_unit"] / info["cage_volume_unit"])
         stiffness_weights = None     # the tets are the body
     nodes = surface.origin + surface.scale * unit_nodes
-    if mode == "conforming":  # the vertices' nodes sit exactly where the vertices are (not at the snapped positions)
-        on_node = vertex_node >= 0
-        nodes[vertex_node[on_node]] = surface.vertices[on_node]
     quality = tet_quality(unit_nodes, tets)
     dihedral = min_dihedral_angles(unit_nodes, tets)
     s3 = surface.scale ** 3
@@ -66,9 +69,15 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         "cage_volume": info["cage_volume_unit"] * s3, "cell_size": info["cell_size_unit"] * surface.scale,
         "grid_cells": info["grid_cells"],
     }
-    for key in ("split_tets", "duplicated_nodes", "relaxed_moves", "interior_samples"):
+    if not info["closed"]:
+        report["holes_closed"] = info.get("holes_closed", False)
+    for key in ("split_tets", "duplicated_nodes", "relaxed_moves", "ftetwild_triangles", "simplified",
+                "vertices_inside", "vertices_within_envelope"):
         if key in info:
             report[key] = info[key]
+    if mode == "conforming":
+        report["envelope"] = info["envelope_unit"] * surface.scale
+        report["embedding_distance_max"] = info["embedding_distance_max_unit"] * surface.scale
     report["seconds"] = time.perf_counter() - t0
     return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights, triangles=surface.triangles),
                    mass_weights=mass_weights, report=report, stiffness_weights=stiffness_weights)

@@ -1,4 +1,4 @@
-"""Tet meshes for the simulator-core tests: boxes of cubes split into 6 tets, and a single tet."""
+"""Tet meshes for the simulator-core tests: boxes of cubes split into 6 tets, BCC boxes, and a single tet."""
 import numpy as np
 
 import core
@@ -34,3 +34,43 @@ def rotation(axis, angle):
     a = a / np.linalg.norm(a)
     k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
     return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
+
+
+def bcc_box(lo, hi, resolution):
+    """TetMesh of the box lo..hi on a body-centred cubic lattice (what conforming mode built before fTetWild): about
+    `resolution` cells along the longest side; grid nodes, cell centres and boundary face centres; 4 tets around
+    each face (two cell centres, or a cell centre and the face centre on the boundary, with each face edge)."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    n = np.maximum(1, np.round((hi - lo) / ((hi - lo).max() / resolution)).astype(int))
+    h = (hi - lo) / n
+    gi = np.arange(np.prod(n + 1)).reshape(tuple(n + 1))
+    ci = np.prod(n + 1) + np.arange(np.prod(n)).reshape(tuple(n))
+    ijk = np.stack(np.meshgrid(*[np.arange(m + 1) for m in n], indexing="ij"), -1).reshape(-1, 3)
+    cjk = np.stack(np.meshgrid(*[np.arange(m) for m in n], indexing="ij"), -1).reshape(-1, 3) + 0.5
+    nodes = [lo + ijk * h, lo + cjk * h]
+    count = np.prod(n + 1) + np.prod(n)
+    tets = []
+    for a in range(3):
+        b, c = (a + 1) % 3, (a + 2) % 3
+        perm = (a, b, c)
+        g = np.transpose(gi, perm)            # g[x_a, x_b, x_c]
+        cc = np.transpose(ci, perm)
+        na, nb, nc = n[a], n[b], n[c]
+        # face corners at a-index s, cell (j, k) in the b, c directions
+        for s in range(na + 1):
+            p = [g[s, :-1, :-1], g[s, 1:, :-1], g[s, 1:, 1:], g[s, :-1, 1:]]
+            if 0 < s < na:
+                u, w = cc[s - 1], cc[s]
+            else:
+                u = cc[0] if s == 0 else cc[na - 1]
+                jj, kk = np.meshgrid(np.arange(nb) + 0.5, np.arange(nc) + 0.5, indexing="ij")
+                fc = np.zeros((nb * nc, 3))
+                fc[:, a] = s
+                fc[:, b] = jj.ravel()
+                fc[:, c] = kk.ravel()
+                nodes.append(lo + fc * h)
+                w = (count + np.arange(nb * nc)).reshape(nb, nc)
+                count += nb * nc
+            for e in range(4):
+                tets.append(np.stack([u.ravel(), w.ravel(), p[e].ravel(), p[(e + 1) % 4].ravel()], 1))
+    return core.TetMesh(np.concatenate(nodes), np.concatenate(tets))

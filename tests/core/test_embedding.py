@@ -80,3 +80,15 @@ def test_embed_points_in_a_cage():
     tet, w = embed_points(tm.nodes, tm.tets, pts)
     assert np.all(tet >= 0)
     np.testing.assert_allclose(np.einsum("ni,nid->nd", w, tm.nodes[tm.tets[tet]]), pts, atol=1e-12)
+
+
+def test_embed_points_nearest_puts_a_point_just_outside_in_the_nearest_tet_keeping_its_position():
+    from core.geometry.embedding import embed_points_nearest
+    nodes = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])
+    tets = np.array([[0, 1, 2, 3], [1, 2, 3, 4]])
+    points = np.array([[0.1, 0.1, 0.1], [0.2, 0.2, -0.01], [0.9, 0.9, 0.9], [5.0, 5.0, 5.0]])
+    tet, weights, distance = embed_points_nearest(nodes, tets, points)
+    assert list(tet[:3]) == [0, 0, 1] and distance[0] == 0.0 and distance[2] == 0.0
+    np.testing.assert_allclose(np.einsum("pk,pkd->pd", weights, nodes[tets[tet]]), points, atol=1e-12)
+    assert weights[1].min() < 0 and 0.009 < distance[1] < 0.011          # 1 cm below the base
+    assert distance[3] > 5.0                                               # far away: still a tet, a large distance

@@ -1,72 +1,117 @@
-"""Conforming-mode tetrahedralization: the input vertices are the nodes; clear errors for meshes it cannot handle."""
+"""Conforming mode (fTetWild): tets whose boundary follows the surface within the envelope, vertices embedded."""
+import os
+
 import numpy as np
 import pytest
 
 import core
 from core.errors import InvalidInputError
-from test_tetrahedralize import box, icosphere
+from core.geometry import ftetwild as ftw
+from core.geometry.obj import load_obj
+from core.geometry.simplify import MAX_TRIANGLES, simplify_to
+import open_shapes
+from surface_distance import boundary_triangles, distance_to_mesh, surface_samples
+from test_tetrahedralize import MODELS_DIR, box, icosphere
+
+pytestmark = pytest.mark.skipif(not ftw.available(), reason="pytetwild (fTetWild) is not installed")
+# Measured minimum quality (volume / rms edge^3, 1 = regular): box 0.47, sphere 0.43, car 0.31, suzanne, spot:
+# see the report of each; fTetWild optimises the worst tets, none below this.
+MIN_QUALITY = 0.1
+SAMPLES = 1500
 
 
-def enclosed_volume(v, t):
-    p = v[t]
-    return np.einsum("ij,ij->i", p[:, 0], np.cross(p[:, 1], p[:, 2])).sum() / 6
+def _shape(name):
+    if name == "box":
+        return box([0, 0, 0], [1, 2, 3])
+    if name == "sphere":
+        return icosphere(3, radius=0.5)
+    if name in ("car_shell", "open_box"):
+        return getattr(open_shapes, name)()
+    path = os.path.join(MODELS_DIR, name + ".obj")
+    if not os.path.exists(path):
+        pytest.skip(f"shared model {name} absent")
+    return load_obj(path)
 
 
-@pytest.mark.parametrize("shape", ["box", "sphere"])
-def test_identity_embedding_and_volume(shape):
-    v, t = box([0, 0, 0], [1, 2, 3]) if shape == "box" else icosphere(2, radius=0.5)
-    tm = core.tetrahedralize(v, t, resolution=8, mode="conforming")
-    assert np.all(tm.volumes() > 0)
-    # every input vertex is a node: one weight is exactly 1, and the node sits where the vertex is
+_meshes = {}
+
+
+def meshed(name, resolution=8):
+    """(vertices, triangles, TetMesh), meshed once per test session."""
+    if name not in _meshes:
+        v, t = _shape(name)
+        _meshes[name] = v, t, core.tetrahedralize(v, t, resolution=resolution, mode="conforming")
+    return _meshes[name]
+
+
+@pytest.mark.parametrize("name", ["box", "sphere", "suzanne", "spot"])
+def test_tets_are_positive_well_shaped_and_their_boundary_is_within_the_envelope_of_a_closed_surface(name):
+    v, t, tm = meshed(name)
+    r = tm.report
+    assert r["mode"] == "conforming" and np.all(tm.volumes() > 0)
+    assert r["quality_min"] > MIN_QUALITY, r["quality_min"]
+    envelope = r["envelope"]
+    np.testing.assert_allclose(envelope, 1e-3 * np.linalg.norm(v.max(axis=0) - v.min(axis=0)))
+    bt = boundary_triangles(tm.tets)
+    out_to_in = distance_to_mesh(surface_samples(tm.nodes, bt, SAMPLES), v, t)
+    in_to_out = distance_to_mesh(surface_samples(v, t, SAMPLES), tm.nodes, bt)
+    print(f"{name}: {r['nodes']} nodes, {r['tets']} tets, quality min {r['quality_min']:.3f}, Hausdorff "
+          f"{out_to_in.max() / envelope:.2f} / {in_to_out.max() / envelope:.2f} envelopes, vertices inside "
+          f"{r['vertices_inside']:.1%}, within the envelope {r['vertices_within_envelope']:.1%}, {r['seconds']:.1f} s")
+    if name != "suzanne":            # suzanne's separate eyes intersect its head: fTetWild unites them
+        assert out_to_in.max() <= 1.01 * envelope
+        assert in_to_out.max() <= 1.01 * envelope
+    # render vertices: weights in [0, 1] inside a tet; just outside, within the envelope of it
     w = tm.embedding.weights
-    assert np.all(np.sort(w, axis=1)[:, -1] == 1.0) and np.all(np.sort(w, axis=1)[:, :3] == 0.0)
-    np.testing.assert_array_equal(tm.embedding.positions(tm.nodes), v)
-    ref = enclosed_volume(v, t)
-    np.testing.assert_allclose(tm.volumes().sum(), ref, rtol=0.01)
-    np.testing.assert_allclose((tm.volumes() * tm.mass_weights).sum(), ref, rtol=1e-9)
-    assert tm.report["mode"] == "conforming" and tm.report["quality_min"] > 0.05
-    assert tm.report["slivers"] == 0
-    # moving the nodes moves the vertices with them (identity)
-    moved = tm.nodes * 2.0 + 1.0
-    np.testing.assert_allclose(tm.embedding.positions(moved), v * 2.0 + 1.0)
+    inside = w.min(axis=1) >= -1e-6
+    assert np.all(w[inside] <= 1 + 1e-6)
+    assert r["vertices_within_envelope"] >= 0.97
+    np.testing.assert_allclose(tm.embedding.positions(tm.nodes), v, atol=1e-9 * np.abs(v).max())
 
 
-def test_duplicate_vertices_share_a_node():
-    v, t = icosphere(1)
-    soup = v[t].reshape(-1, 3)
-    tm = core.tetrahedralize(soup, np.arange(len(soup)).reshape(-1, 3), resolution=6, mode="conforming")
-    np.testing.assert_array_equal(tm.embedding.positions(tm.nodes), soup)
-    assert tm.num_nodes < len(soup) + 1000
+@pytest.mark.parametrize("name", ["car_shell", "open_box"])
+def test_open_meshes_fill_their_inside(name):
+    v, t, tm = meshed(name)
+    box_volume = float(np.prod(v.max(axis=0) - v.min(axis=0)))
+    assert not tm.report["closed"] and np.all(tm.volumes() > 0)
+    assert tm.report["quality_min"] > MIN_QUALITY
+    # measured: the car 0.99-1.00, the open box 1.001-1.011 (fTetWild's winding number bulges over its mouth)
+    assert 0.95 * box_volume < tm.volumes().sum() < 1.03 * box_volume
+    np.testing.assert_allclose(tm.report["mesh_volume"], tm.volumes().sum())
+    np.testing.assert_allclose(tm.embedding.positions(tm.nodes), v, atol=1e-9 * np.abs(v).max())
 
 
-def test_open_mesh_suggests_cage():
+def test_the_same_input_gives_the_same_mesh_twice():
+    v, t, tm = meshed("sphere")
+    again = core.tetrahedralize(v, t, resolution=8, mode="conforming")
+    np.testing.assert_array_equal(again.nodes, tm.nodes)
+    np.testing.assert_array_equal(again.tets, tm.tets)
+    # fTetWild itself is not deterministic (wildmeshing/fTetWild#72): two fresh runs differ by a few node positions
+    u = tm.report
+    unit = (v - v.min(axis=0)) / (v.max(axis=0) - v.min(axis=0)).max()
+    runs = [ftw.ftetwild(unit, t, 1 / 8, 1e-3, remember=False) for _ in range(2)]
+    vols = [core.TetMesh(n, x).volumes().__abs__().sum() for n, x in runs]
+    np.testing.assert_allclose(vols[0], vols[1], rtol=1e-3)
+    assert abs(len(runs[0][1]) - len(runs[1][1])) <= 0.05 * len(runs[0][1]) and u["tets"] > 0
+
+
+def test_bad_input_and_time_limit_give_one_line_errors():
     v, t = icosphere(2)
-    with pytest.raises(InvalidInputError, match="mode='cage'"):
-        core.tetrahedralize(v, t[:-4], mode="conforming")
+    for bad in (0.0, 1.0, "big"):
+        with pytest.raises(InvalidInputError, match="envelope"):
+            core.tetrahedralize(v, t, mode="conforming", envelope=bad)
+    with pytest.raises(InvalidInputError, match="NaN"):
+        core.tetrahedralize(np.where(np.arange(len(v))[:, None] == 0, np.nan, v), t, mode="conforming")
+    with pytest.raises(InvalidInputError, match="finite"):
+        ftw.ftetwild(np.zeros((0, 3)), np.zeros((0, 3), int), 0.1, 1e-3)
+    seen = []
+    with pytest.raises(InvalidInputError, match="longer than 0.3 s") as err:
+        core.tetrahedralize(v, t, mode="conforming", time_limit=0.3, progress=seen.append)
+    assert "\n" not in str(err.value) and seen and seen == sorted(seen)
 
 
-def test_self_intersecting_mesh_suggests_cage():
-    v1, t1 = box([0, 0, 0], [1, 1, 1])
-    v2, t2 = box([0.5, 0.5, 0.5], [1.5, 1.5, 1.5])
-    v, t = np.concatenate([v1, v2]), np.concatenate([t1, t2 + 8])
-    with pytest.raises(InvalidInputError, match="mode='cage'"):
-        core.tetrahedralize(v, t, mode="conforming")
-    assert core.tetrahedralize(v, t, mode="cage").num_tets > 0
-
-
-def test_flat_closed_mesh_has_no_volume():
-    v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.0]])
-    with pytest.raises(InvalidInputError, match="no volume"):
-        core.tetrahedralize(v, np.array([[0, 1, 2], [0, 2, 1]]), mode="conforming")
-
-
-@pytest.mark.parametrize("resolution", [6, 12, 24])
-def test_a_thin_box_is_accepted(resolution):
-    """A 1 m × 10 cm × 10 cm bar (Blender's cube scaled): its faces are lined with boundary slivers, which were
-    peeled round after round until 1.3–1.6 % of its volume was gone and it was refused as "may self-intersect" (at
-    resolutions 6 and 24). Peeling now stops within half the volume tolerance."""
-    v, t = box([0.0, -0.05, -0.05], [1.0, 0.05, 0.05])
-    tm = core.tetrahedralize(v, t, resolution=resolution, mode="conforming")
-    assert np.all(tm.volumes() > 0)
-    np.testing.assert_allclose(tm.volumes().sum(), 0.01, rtol=0.01)
-    np.testing.assert_array_equal(tm.embedding.positions(tm.nodes), v)
+def test_a_large_mesh_is_simplified_before_ftetwild():
+    v, t = icosphere(7)                      # 327,680 triangles
+    sv, st, cell = simplify_to(v, t)
+    assert cell is not None and 0.5 * MAX_TRIANGLES < len(st) <= MAX_TRIANGLES
+    assert np.abs(np.linalg.norm(sv, axis=1) - 1).max() < 2 * cell      # still the sphere
