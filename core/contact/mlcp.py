@@ -164,12 +164,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     settled = False
     for _round in range(LAG_ROUNDS):
         while True:
-            project(rows.node, rows.coef, rows.frame, dx, u)
-            f, weight = laws.curvatures(u - target, bound)
-            hessian.apply_a(dx, r)
-            np.subtract(b, r, out=r)
-            spread(rows.node, rows.coef, rows.frame, f, free, r)
-            r *= free[:, None]
+            f, weight = _residual(hessian, laws, rows, b, dx, free, target, bound, u, r)
             res = _pnorm(r, pinv, free) / scale
             if res <= tolerance or it >= max_iterations:
                 break
@@ -251,6 +246,17 @@ def _step_length(laws, v, jd, bound, descent, curvature):
     return lo if lo > 0.0 else alpha
 
 
+def _residual(hessian, laws, rows, b, dx, free, target, bound, u, r):
+    """r = −∇Φ at dx (held nodes zeroed) and u = J dx, in place; returns the rows' (forces, curvatures) there."""
+    project(rows.node, rows.coef, rows.frame, dx, u)
+    f, weight = laws.curvatures(u - target, bound)
+    hessian.apply_a(dx, r)
+    np.subtract(b, r, out=r)
+    spread(rows.node, rows.coef, rows.frame, f, free, r)
+    r *= free[:, None]
+    return f, weight
+
+
 def _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound):
     """Warm start: dx becomes the minimum of Φ on the segment from rest (the held nodes' dx alone) to the given
     prediction (the step's inertial motion). A sliding body starts near its prediction; a body sticking while it
@@ -261,12 +267,7 @@ def _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound):
         return
     dx -= d
     u, ju, r, ad = (np.empty((len(rows), 3)), np.empty((len(rows), 3)), np.empty_like(dx), np.empty_like(dx))
-    project(rows.node, rows.coef, rows.frame, dx, u)
-    f, _ = laws.curvatures(u - target, bound)
-    hessian.apply_a(dx, r)
-    np.subtract(b, r, out=r)
-    spread(rows.node, rows.coef, rows.frame, f, free, r)
-    r *= free[:, None]
+    _residual(hessian, laws, rows, b, dx, free, target, bound, u, r)
     hessian.apply_a(d, ad)
     project(rows.node, rows.coef, rows.frame, d, ju)
     descent = float(np.vdot(d, r))
