@@ -29,7 +29,7 @@ STIFFNESS_FLOOR = 0.5
 _MIN_OPEN_FRACTION = 0.05
 # (a thin open bowl has |winding| up to ~0.8 in its hollow, an open box's inside ~0.8-0.95, a capped ball ~1)
 _OPEN_INSIDE = 0.85
-# An open mesh's holes are closed (holes.py) when the solid they leave fills this fraction of its bounding box.
+# An open mesh without a clear inside has its holes closed (holes.py) when the solid left fills this fraction of its box.
 _MIN_CLOSED_FRACTION = 0.1
 
 
@@ -48,18 +48,38 @@ def _hole_closed_solid(v, t):
     return holes if deep > 0.0 and deep >= _MIN_CLOSED_FRACTION * box_volume else None
 
 
+class _NoClearInside(Exception):
+    """An open mesh whose winding number shows no clear inside (the fraction of its cage above _OPEN_INSIDE)."""
+
+
 def build_cage(surface, resolution, relax_passes=2):
     """Cage of `surface` (a SurfaceMesh) in unit coordinates: returns (nodes, tets, vertex_tet, mass_weights,
-    stiffness_weights, info)."""
+    stiffness_weights, info). The winding number decides inside wherever it shows a clear inside (closed meshes, and
+    open ones such as a bunny with holes in its base, as before); an open mesh where it does not (a car body with
+    open windows: ~0.53 at its centre) is tried again with its holes closed (holes.py)."""
+    v, t = surface.unit_vertices, surface.triangles
+    try:
+        return _build_cage(surface, resolution, relax_passes, None)
+    except _NoClearInside as no_inside:
+        holes = _hole_closed_solid(v, t)
+        if holes is None:
+            raise InvalidInputError(
+                f"{NO_VOLUME} (open mesh: |winding number| above {_OPEN_INSIDE} in {no_inside.args[0]:.1%} of its "
+                f"cage, at least {_MIN_OPEN_FRACTION:.0%} needed; no hole narrower than {2 * CLOSING_RADIUS:.2f} x "
+                f"its size closes a solid)") from None
+        return _build_cage(surface, resolution, relax_passes, holes)
+
+
+def _build_cage(surface, resolution, relax_passes, holes):
+    """build_cage with inside decided by the winding number (holes None) or by the hole-closed solid `holes` (1 in
+    it, 0 outside, the winding number near the surface: it bulges out of a hole, ~0.6 just outside a window)."""
     v, t = surface.unit_vertices, surface.triangles
     grid = Grid(v.min(axis=0), v.max(axis=0), resolution)
     vertex_tet, vertex_margin = locate(grid, v)
     pair_tet, pair_tri = triangle_tet_pairs(grid, v, t, vertex_tet, vertex_margin, _OVERLAP_EPS)
     winding = WindingNumber(v, t)
     closed = surface.is_closed()
-    # an open mesh whose closed holes leave a solid: 1 in it, 0 outside (the winding number bulges out of a hole:
-    # ~0.6 just outside a car's window)
-    holes = None if closed else _hole_closed_solid(v, t)
+
     def inside_w(points):
         if holes is None:
             return np.abs(winding(points))
@@ -109,10 +129,7 @@ def build_cage(surface, resolution, relax_passes=2):
         strict /= ncopies
         strict_volume = float((vol * strict).sum())
         if holes is None and strict_volume < _MIN_OPEN_FRACTION * cage_volume:
-            raise InvalidInputError(
-                f"{NO_VOLUME} (open mesh: |winding number| above {_OPEN_INSIDE} in {strict_volume / cage_volume:.1%} "
-                f"of its cage, at least {_MIN_OPEN_FRACTION:.0%} needed; no hole narrower than "
-                f"{2 * CLOSING_RADIUS:.2f} x its size closes a solid)")
+            raise _NoClearInside(strict_volume / cage_volume)
     floored = np.maximum(fraction, MASS_FLOOR)
     to_volume = volume / float((vol * floored).sum())
     mass_weights = floored * to_volume

@@ -14,9 +14,11 @@ def test_open_boxes_and_a_car_shell_are_solid(name):
     tm = core.tetrahedralize(v, t, resolution=12)
     box = float(np.prod(v.max(axis=0) - v.min(axis=0)))
     assert not tm.report["closed"]
-    # measured: open box 0.957, box with a 30 % hole 0.974, car shell 1.070 of the bounding box
-    assert 0.9 * box < tm.report["mesh_volume"] < 1.1 * box
-    assert tm.report["holes_closed"] == (name == "car_shell")   # the car's winding number alone is not enough
+    # measured: open box 0.957, box with a 30 % hole 0.974, car shell 1.113 of the bounding box (its winding number
+    # bulges out of its windows: closing its holes gave 1.070, but the closing also fills concavities, Suzanne's
+    # among them, so it runs only where the winding number shows no clear inside)
+    assert 0.9 * box < tm.report["mesh_volume"] < 1.15 * box
+    assert not tm.report["holes_closed"]
     assert np.all(tm.embedding.weights > -1e-6)
 
 
