@@ -26,13 +26,13 @@ class ContactSettings:
         a tilted cube's) cuts between a coarse body's vertices.
     rolling_resistance: η of core.contact.rolling: a contact patch brakes rolling with a torque of at most η times
         its radius times its normal force (default 0.1; 0: no rolling resistance).
-    solver: "penalty" (default: penalty rows in the implicit solve, then the correction) or "mlcp" (contact as one
-        problem: core.contact.problem; being built beside the other, issue 49).
+    solver: "mlcp" (default: contact as one problem, core.contact.problem) or "penalty" (penalty rows in the implicit
+        solve, then the correction; being replaced, issue 49).
     """
 
     def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
                  search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4, slop=5e-4,
-                 edge_contacts=True, rolling_resistance=0.1, solver="penalty"):
+                 edge_contacts=True, rolling_resistance=0.1, solver="mlcp"):
         self.iterations = int(iterations)
         self.tolerance = float(tolerance)
         self.stabilization = float(stabilization)
