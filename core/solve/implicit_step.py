@@ -94,6 +94,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     weight = node_rows(h * h * mass, g)
     v_k = np.empty_like(x_n)
     body_its = np.zeros(len(md.node_ranges), dtype=np.int64)
+    converged = None   # the contact solve's, when it ran
     stats = {"newton_iterations": 0, "solves": 0, "cg_iterations": 0, "cg_iterations_sum": 0, "cg_residual": 0.0,
              "degenerate_tets": 0,
              "seconds": {"rotations": 0.0, "forces": 0.0, "cg": 0.0}}
@@ -147,11 +148,11 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
             if contact is not None:
                 vcycle = _contact_vcycle(system, free, multigrid, state.x, dt) if contact_multigrid else None
                 out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight, vcycle)
-                its = [out.iterations if out.converged else settings.cg_iterations] * len(md.node_ranges)
+                its = [out.iterations] * len(md.node_ranges)
                 body_its += its
-                last_its, res = its, [out.residual]
+                last_its, res, converged = its, [out.residual], out.converged
                 stats["solves"] += 1
-                stats["preconditioner"] = "contact"
+                stats["preconditioner"] = "jacobi" if vcycle is None else "multigrid"
             for attempt in range(CONTACT_SOLVES if contact is None else 0):
                 rhs = b.copy()
                 if penalty is not None:
@@ -191,7 +192,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     if any_newmark:
         _trapezoidal_end_velocity(state, x_n, v_n, solved, dt, newmark & ~pinned)
     stats["cg_iterations"], stats["cg_iterations_sum"] = int(body_its.max()), int(body_its.sum())
-    stats["converged"] = np.array(last_its) < settings.cg_iterations
+    stats["converged"] = np.array(last_its) < settings.cg_iterations if converged is None else np.full(
+        len(last_its), converged)
     return stats
 
 
