@@ -224,7 +224,7 @@ class World:
                 self._forget_targets()
                 self._contact.finish_step()
                 self.stats = {"asleep": len(self.bodies), "settling": 0, "newton_iterations": 0, "cg_iterations": 0,
-                              "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0,
+                              "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0, "contact_rows": 0,
                               "contacts": len(self._contact.contacts),
                               "seconds": {"total": time.perf_counter() - t0}}
                 return
