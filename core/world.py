@@ -344,7 +344,7 @@ class World:
 
     @property
     def contact_settings(self):
-        """core.contact.ContactSettings of this world (iterations, stabilisation, body thickness...)."""
+        """core.contact.ContactSettings of this world (search depth, body thickness, edge contacts...)."""
         return self._contact.settings
 
     def _node_damping(self):
