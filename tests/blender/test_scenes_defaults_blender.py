@@ -328,8 +328,9 @@ def test_the_add_menus_icosphere_suzanne_and_cylinder_dropped_at_their_own_size_
     # (Suzanne's three by 8 mm, at 0.78 m/s), which the frames, 4 substeps apart, did not show. The prediction had
     # missed neighbours the body's own motion brought into contact, and the former correction's kick on the light
     # cage nodes they share lifted the others. With the solve's rows grown by those points they were still 9.6 and
-    # 9.5 s after landing. The cylinder, resting on its flat face, kept swaying at its top at a few mm/s while settling damped its velocity along the normal alone; with its sway damped too (sleep.py's
-    # sliding_motion) the three sleep 9.1-9.4 s after landing (frame 12).
+    # 9.5 s after landing. The cylinder, resting on its flat face, kept swaying at its top at a few mm/s while settling
+    # damped its velocity along the normal alone; with its sway damped too (sleep.py's sliding_motion) the three sleep
+    # 9.1-9.4 s after landing (frame 12).
     bpy = blender
     scene = bpy.context.scene
     scene.frame_end = 250
