@@ -121,7 +121,7 @@ class World:
         self._model = model
         self._edges.append(mean_edge(mesh.nodes, mesh.tets))
         self._threads = ElementThreads(model.num_tets)
-        self._inv_mass = np.where(model.pinned, 0.0, 1.0 / model.mass)   # contact response: 0 for pinned nodes
+        self._inv_mass = np.where(model.pinned, 0.0, 1.0 / model.mass)   # rolling resistance: 0 for pinned nodes
         self._specs = specs
         self._force_model = None
         self._pin_target = np.concatenate([self._pin_target, mesh.nodes])
