@@ -116,8 +116,9 @@ def test_after_reset_preconditioner_a_world_steps_as_a_fresh_one_from_the_same_s
 
 
 def test_multigrid_keeps_contact_and_pins():
-    # a stiff block pressed on a floor: the contact solve preconditioned by multigrid's V-cycle reaches the same
-    # motion as a tightly converged block-Jacobi one
+    # a stiff block landing on a floor, one corner pinned: the contact solve preconditioned by multigrid's V-cycle
+    # within the CG's cap reaches the motion block-Jacobi reaches uncapped, at the same tolerance (measured 1.3e-5 m
+    # apart; the tolerance itself moves where the block's landing slip ends by 0.13 mm between 1e-6 and 1e-10)
     def run(preconditioner, its, tol):
         mesh = box(4, 4, 2, 0.4, 0.4, 0.2, origin=(-0.2, -0.2, 0.001))
         world = core.World(settings=core.SolverSettings(preconditioner=preconditioner, cg_iterations=its,
@@ -130,10 +131,10 @@ def test_multigrid_keeps_contact_and_pins():
             world.step(DT)
         assert world.stats["contact_rows"] > 0
         return body.x.copy(), world.stats["cg_iterations"] / world.stats["solves"]
-    ref, _ = run("jacobi", 3000, 1e-10)
+    ref, _ = run("jacobi", 3000, 1e-6)
     x, its = run("multigrid", 50, 1e-6)
     assert its < 50    # per solve
-    assert np.abs(x - ref).max() < 1e-4
+    assert np.abs(x - ref).max() < 5e-5
 
 
 def _pinned_block():
