@@ -1,5 +1,5 @@
 """Numba kernels building the multigrid's levels over block-CSR arrays (row_ptr, col, data (nnzb, r, c)): a body's
-fine matrix, block sparse products and transposes for the smoothed prolongator and the
+fine matrix with its contact penalty, block sparse products and transposes for the smoothed prolongator and the
 Galerkin coarse operator Pᵀ A P."""
 import numpy as np
 
@@ -7,9 +7,11 @@ from ..jit import get_num_threads, njit, prange
 
 
 @njit(cache=True)
-def body_matrix(row_ptr, col, data, free, n0, n1):
-    """Rows/columns n0:n1 of S A S in A's block pattern (S zeroes pinned nodes' rows and columns), and the index of
-    each row's diagonal block."""
+def body_matrix(row_ptr, col, data, free, n0, n1, node, coef, kb):
+    """Rows/columns n0:n1 of S (A + penalty) S in A's block pattern (S zeroes pinned nodes' rows and columns):
+    each penalty block's coupling coefᵢ coefⱼ K of nodes i, j of the body is added where A has a block (i, j),
+    and as |coefᵢ coefⱼ| K on both diagonal blocks where it has none (which adds a positive semi-definite term, so
+    the coarse levels never see the body softer than it is)."""
     k0 = row_ptr[n0]
     out_ptr = row_ptr[n0:n1 + 1] - k0
     out_col = col[k0:row_ptr[n1]] - n0
@@ -26,6 +28,22 @@ def body_matrix(row_ptr, col, data, free, n0, n1):
             for a in range(3):
                 for b in range(3):
                     out[q, a, b] *= f
+    for blk in range(node.shape[0]):
+        for s in range(node.shape[1]):
+            i = node[blk, s] - n0
+            if i < 0 or i >= n or free[n0 + i] == 0.0:
+                continue
+            for t in range(node.shape[1]):
+                j = node[blk, t] - n0
+                if j < 0 or j >= n or free[n0 + j] == 0.0:
+                    continue
+                w = coef[blk, s] * coef[blk, t]
+                q = _find(out_ptr, out_col, i, j)
+                if q < 0:
+                    q, w = diag[i], abs(w)
+                for a in range(3):
+                    for b in range(3):
+                        out[q, a, b] += w * kb[blk, a, b]
     return out_ptr, out_col, out, diag
 
 
