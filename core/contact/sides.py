@@ -1,6 +1,8 @@
 """Which side of a two-sided (open) surface each bookkeeping point is held on: side hints and initial sides."""
 import numpy as np
 
+from ..carry import take
+from ..errors import InvalidInputError
 from ..jit import njit
 
 
@@ -33,6 +35,31 @@ class SideHints:
         self.initial_source = np.full(num_render_points, -1, np.int64)
         self.initial_depth = 0.0
         self.pending = False
+
+    def carried(self, prefix):
+        """Its arrays, named prefix + field (see World.carried)."""
+        return {prefix + "hint": self.hint.copy(), prefix + "source": self.source.copy(),
+                prefix + "hinted": self.hinted.copy(), prefix + "initial": self.initial.copy(),
+                prefix + "initial_source": self.initial_source.copy(),
+                prefix + "initial_depth": np.array(self.initial_depth), prefix + "pending": np.array(self.pending)}
+
+    def restorer(self, carried, prefix):
+        """A function that takes back what carried(prefix) gave (checked now: InvalidInputError if it does not fit)."""
+        n, p = len(self.hint), len(self.initial)
+        hint = take(carried, prefix + "hint", (n, 3), np.float64)
+        source = take(carried, prefix + "source", (n,), np.int64)
+        hinted = take(carried, prefix + "hinted", (None,), np.int64)
+        initial = take(carried, prefix + "initial", (p, 3), np.float64)
+        initial_source = take(carried, prefix + "initial_source", (p,), np.int64)
+        depth = float(take(carried, prefix + "initial_depth", (), np.float64))
+        pending = bool(take(carried, prefix + "pending", (), np.bool_))
+        if np.any((hinted < 0) | (hinted >= n)):
+            raise InvalidInputError(f"the carried '{prefix}hinted' names points this world does not have")
+
+        def restore():
+            self.hint, self.source, self.hinted = hint, source, hinted
+            self.initial, self.initial_source, self.initial_depth, self.pending = initial, initial_source, depth, pending
+        return restore
 
     def below_open(self, settings):
         """How deep below an open surface points are found (and their side hints hold): twice the slop (as deep
