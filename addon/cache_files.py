@@ -138,7 +138,7 @@ def _read_carried(data, offset, base):
             raise CacheFileError(f"{base} is truncated")
         name_len, dtype, ndim = _ARRAY.unpack_from(data, offset)
         offset += _ARRAY.size
-        dtype = dtype.decode("ascii", "replace")
+        dtype = dtype.rstrip(b"\0").decode("ascii", "replace")
         if dtype not in _DTYPES:
             raise CacheFileError(f"{base} holds an array of unknown type {dtype!r}")
         if offset + name_len + 8 * ndim > len(data):
