@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from contact_scenes import plane, soft_ball
+from contact_scenes import plane, soft_ball, tet_box
 
 DT = 1.0 / 48.0
 STEPS = 96                      # 2 s
@@ -117,3 +117,43 @@ def test_a_carried_state_that_does_not_fit_is_refused_and_changes_nothing(run):
             world.resume(b)
     after = world.carried()
     assert all(np.array_equal(after[k], before[k]) for k in before)
+
+
+def _driven_world():
+    """A 0.2 m box on goal springs (2 Hz, damped relative to their targets: β = 0.01 s) whose targets slide along x,
+    on a plane rising 0.5 mm a step."""
+    world = core.World(settings=core.SolverSettings(preconditioner="jacobi"))
+    mesh = tet_box(3, 0.2, (-0.1, -0.1, 0.001))
+    body = world.add_body(mesh, core.Material(youngs_modulus=1e5, friction=0.5, damping_stiffness=0.01),
+                          goal_frequency=np.full(mesh.num_nodes, 2.0))
+    floor = world.add_collider(*plane(), friction=0.5)
+    return world, body, floor
+
+
+def _drive(world, body, floor, steps):
+    """Steps first..last (1-based): each sets the goal targets and the plane's end for its step, as the add-on does."""
+    v, _ = plane()
+    for step in steps:
+        body.set_goal_targets(body.mesh.nodes + [0.002 * step, 0.0, 0.0])
+        world.move_collider(floor, v + [0.0, 0.0, 0.0005 * step])
+        world.step(DT)
+
+
+def test_goal_targets_and_collider_places_carry_on():
+    world, body, floor = _driven_world()
+    _drive(world, body, floor, range(1, 21))
+    saved = body.x.copy(), body.v.copy(), world.motion, world.carried()
+    _drive(world, body, floor, range(21, 31))
+    ends = []
+    for leave_out in ((), ("goals.last",), ("contact.collider_x",)):
+        fresh, fresh_body, fresh_floor = _driven_world()
+        fresh_body.x[:], fresh_body.v[:] = saved[0], saved[1]
+        blank = fresh.carried()
+        fresh.resume({k: blank[k] if k in leave_out else a for k, a in saved[3].items()})
+        fresh.motion = saved[2]
+        _drive(fresh, fresh_body, fresh_floor, range(21, 31))
+        ends.append(fresh_body.x.copy())
+    assert len(world.contacts) and np.ptp(body.x[:, 0]) > 0.15           # it rests on the plane, sliding along
+    assert np.array_equal(ends[0], body.x), f"{np.abs(ends[0] - body.x).max():.3g} m apart"
+    assert not np.array_equal(ends[1], body.x)       # the targets' velocity measured from where the last step left them
+    assert not np.array_equal(ends[2], body.x)       # the plane's motion within the step
