@@ -81,4 +81,5 @@ def test_a_bake_killed_and_baked_again_in_a_new_process_ends_as_an_uninterrupted
     assert apart > 0.0
     print(f"\nframe {END}: resumed {np.linalg.norm(x_resumed - x, axis=1).max():.3g} m, resumed without the carried "
           f"state {apart:.3g} m from the uninterrupted bake (bakes: {whole_seconds:.0f} s whole, {resumed_seconds:.0f} s "
-          f"resumed after frame {cached[-1]})")
+          f"resumed after frame {cached[-1]}; frame {END}'s file {os.path.getsize(_frame_file(str(whole), END)) / 1e3:.1f} "
+          f"kB)")
