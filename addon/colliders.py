@@ -257,9 +257,10 @@ def frame_targets(colliders, scene, depsgraph):
 
 
 def move(world, moves, t):
-    """Move colliders to their positions at fraction t of the frame (linear between frames)."""
+    """Move colliders to their positions at fraction t of the frame (linear between frames; at t = 1 exactly the
+    frame's, where the next frame starts)."""
     for c, verts in moves:
-        world.move_collider(c.handle, c.vertices + (verts - c.vertices) * t)
+        world.move_collider(c.handle, verts if t == 1.0 else c.vertices + (verts - c.vertices) * t)
 
 
 def commit(colliders, moves):

@@ -7,13 +7,14 @@ from .scene_settings import UNSAVED
 
 
 class FrameCache:
-    """Cached frames: states in memory (`frames`: frame -> [(x, v, motion)] per body), their files (`disk`: frame ->
-    path), the files this session wrote (`written`), and where files go (`directory`, `prefix`). `warn` reports a bad
-    file or folder in one line."""
+    """Cached frames: states in memory (`frames`: frame -> [(x, v, motion)] per body), what else the World carried to
+    the next step (`carry`: frame -> core.World.carried() or None), their files (`disk`: frame -> path), the files this
+    session wrote (`written`), and where files go (`directory`, `prefix`). `warn` reports a bad file or folder in one
+    line."""
 
     def __init__(self, warn):
         self.warn = warn
-        self.frames, self.disk, self.written = {}, {}, set()
+        self.frames, self.carry, self.disk, self.written = {}, {}, {}, set()
         self.directory = self.prefix = None
 
     def cached(self):
@@ -29,7 +30,7 @@ class FrameCache:
         """Forget the frames in memory and list the files at `location` ((directory, prefix)); returns whether any
         frame was cached before."""
         had_cache = bool(self.frames or self.disk)
-        self.frames = {}
+        self.frames, self.carry = {}, {}
         self.directory, self.prefix = location
         self.disk = cache_files.list_frames(self.directory, self.prefix)
         return had_cache
@@ -55,7 +56,7 @@ class FrameCache:
         if path is None:
             return None
         try:
-            file_frame, _sig, stored = cache_files.read_frame(path)
+            file_frame, _sig, stored, carried = cache_files.read_frame(path)
             if file_frame != frame:
                 raise cache_files.CacheFileError(f"{os.path.basename(path)} holds frame {file_frame}")
             if [b[0] for b in stored] != [b.key for b in bodies]:
@@ -72,16 +73,25 @@ class FrameCache:
             return None
         state = [(x, v, motion) for _n, x, v, motion in stored]
         self.frames[frame] = state
+        self.carry[frame] = carried or None
         return state
 
-    def store(self, frame, signature, bodies, state):
-        """Keep a frame's state in memory and write its file (in memory only, warned, if the folder is not
-        writable)."""
+    def carried(self, frame, bodies):
+        """What the World carried on from a cached frame (core.World.carried()), None if nothing (the start frame, a
+        file written before it was cached) or the frame is not cached."""
+        if self.state(frame, bodies) is None:
+            return None
+        return self.carry.get(frame)
+
+    def store(self, frame, signature, bodies, state, carried=None):
+        """Keep a frame's state (and what the World carried on from it, or None) in memory and write its file (in
+        memory only, warned, if the folder is not writable)."""
         self.frames[frame] = state
+        self.carry[frame] = carried
         path = cache_files.frame_path(self.directory, self.prefix, frame)
         try:
             os.makedirs(self.directory, exist_ok=True)
-            cache_files.write_frame(path, frame, signature, [(b.key, *s) for b, s in zip(bodies, state)])
+            cache_files.write_frame(path, frame, signature, [(b.key, *s) for b, s in zip(bodies, state)], carried)
         except OSError as exc:
             self.warn(f"cache folder '{self.directory}' is not writable ({exc.strerror}): frames kept in memory only")
             return
@@ -100,6 +110,7 @@ class FrameCache:
         self.written -= paths
         self.disk.clear()
         self.frames.clear()
+        self.carry.clear()
         return removed
 
     def relocate(self, location, signature, bodies):
@@ -108,12 +119,13 @@ class FrameCache:
         if self.directory is None or location == (self.directory, self.prefix):
             return
         states = {f: self.state(f, bodies) for f in self.cached()}
+        carry = {f: self.carry.get(f) for f in states}
         old = (self.directory, self.prefix)
         self.directory, self.prefix = location
         self.disk = {}
         for frame, state in states.items():
             if state is not None:
-                self.store(frame, signature, bodies, state)
+                self.store(frame, signature, bodies, state, carry[frame])
         if old[1].startswith(UNSAVED + "_"):
             for path in cache_files.list_frames(*old).values():
                 if path in self.written:

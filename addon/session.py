@@ -47,8 +47,8 @@ class Session:
         """Cached [(x, v, motion)] of a frame, one per body; None if unavailable."""
         return self.cache.state(frame, self.bodies)
 
-    def _store(self, frame, state):
-        self.cache.store(frame, self.signature, self.bodies, state)
+    def _store(self, frame, state, carried=None):
+        self.cache.store(frame, self.signature, self.bodies, state, carried)
 
     def relocate(self, scene):
         """The file was saved (maybe elsewhere) or the Cache Folder changed: the cached frames follow."""
@@ -121,7 +121,7 @@ class Session:
             material(core, scene.objects[body.name])
         if not scene.softfem.baked:
             self.cache.delete_files(cache_location(scene))
-        self.cache.frames = {}
+        self.cache.frames, self.cache.carry = {}, {}
         self.world = None
         self.current = None
         self.outdated = False
@@ -196,13 +196,35 @@ class Session:
             body.handle.x[:] = x
             body.handle.v[:] = v
 
+    def _resume(self, frame):
+        """Put the World in the cached state of `frame`, which it did not just simulate: x and v, then what else it
+        carried on from that frame (core.World.carried: contact memory, sleep, rotations, goal targets, the colliders'
+        places), so the next frame comes out as if played on. Frames of files written before that was cached (or
+        that do not fit the scene) resume from x and v alone."""
+        self._set_state(self.state(frame))
+        carried = self.cache.carried(frame, self.bodies)
+        if carried is None:
+            return
+        try:
+            self.world.resume(carried)
+        except load_core().InvalidInputError as exc:
+            self.warn(f"frame {frame}'s cached solver state does not fit the scene ({exc}): the frames after it are "
+                      "simulated from its positions and velocities alone")
+            return
+        for body in self.bodies:
+            if body.goal_frequency is not None:
+                body.goal_poses[frame] = body.handle.goal_targets
+        for c in self.colliders:       # the frame's places (the World was built at the next frame's)
+            if c.handle.start.shape == c.vertices.shape:
+                c.vertices = c.handle.start
+
     def _simulate(self, scene, depsgraph, frame):
         """Step from frame-1 (cached) to frame; cache it. False if the simulation diverged."""
         core = load_core()
         if self.world is None:
             self._build_world(scene, depsgraph)
         if self.current != frame - 1:
-            self._set_state(self.state(frame - 1))
+            self._resume(frame - 1)
         s = scene.softfem
         n = s.substeps
         dt = scene.render.fps_base / (scene.render.fps * n) * s.time_scale
@@ -212,9 +234,8 @@ class Session:
         self._read_animated_settings(core, scene)
         # The preconditioner carries nothing over from the frame before, and the motion the CG's warm start
         # extrapolates is the cached one, so the frame comes out the same played on from it or simulated again from
-        # its cached state by a fresh World (but for the contact stage's memory, which the cache does not hold: 3e-6 m
-        # apart on a landing Rubber cube). (Forgotten every frame, the motion made a swinging beam take 404 CG
-        # iterations over 96 steps at 4 substeps against 259.)
+        # its cached state (with what the World carried, _resume) by a fresh World. (Forgotten every frame, the motion
+        # made a swinging beam take 404 CG iterations over 96 steps at 4 substeps against 259.)
         self.world.reset_preconditioner()
         self.world.motion = [motion for *_, motion in self.state(frame - 1)]
         self.world.settings.preconditioner = preconditioner(core, self.bodies, dt)
@@ -230,8 +251,8 @@ class Session:
                 for body, (pin_a, pin_b, goal_a, goal_b) in zip(self.bodies, targets):
                     if pin_a is not None:
                         body.handle.set_pin_targets(pin_a + (pin_b - pin_a) * t)
-                    if goal_a is not None:
-                        body.handle.set_goal_targets(goal_a + (goal_b - goal_a) * t)
+                    if goal_a is not None:   # (the frame's targets exactly at its end: where the next one starts)
+                        body.handle.set_goal_targets(goal_b if k == n else goal_a + (goal_b - goal_a) * t)
                 for body, before, pose in animated:
                     body.handle.drive(before + (pose - before) * t)
                 colliders.move(self.world, moves, t)
@@ -265,7 +286,8 @@ class Session:
         for body in self.bodies:
             self.warn(scene_warnings.undrawn_bend(body.name, body.handle.undrawn_bend(), body.handle.x))
         motion = self.world.motion or [None] * len(self.bodies)
-        self._store(frame, [(b.handle.x.copy(), b.handle.v.copy(), m) for b, m in zip(self.bodies, motion)])
+        self._store(frame, [(b.handle.x.copy(), b.handle.v.copy(), m) for b, m in zip(self.bodies, motion)],
+                    self.world.carried())
         return True
 
     def _show(self, scene, state):

@@ -64,6 +64,11 @@ class Body:
         p = self._on_nodes(positions, self.goal_nodes, "goal targets")
         self._world._set_goal_targets(self.node_slice.start + self.goal_nodes, p)
 
+    @property
+    def goal_targets(self):
+        """The goal nodes' targets (k,3), in the order of `body.goal_nodes` (a copy)."""
+        return self._world._goals.target[self.node_slice.start + self.goal_nodes].copy()
+
     def _on_nodes(self, positions, nodes, what):
         """positions (N,3) or (k,3) as finite (k,3) on `nodes`; InvalidInputError naming `what` otherwise."""
         p = np.asarray(positions, dtype=np.float64)

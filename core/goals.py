@@ -2,6 +2,7 @@
 Body goal)."""
 import numpy as np
 
+from .carry import take
 from .errors import InvalidInputError
 
 
@@ -42,6 +43,24 @@ class Goals:
         changed = np.any(self.target[nodes] != positions, axis=1)
         self.moved[nodes[changed]] = True
         self.target[nodes] = positions
+
+    def carried(self):
+        """What the next step reads (names "goals.*"): the goal nodes' targets and the targets the last step ended
+        at (from which the next one's move is measured)."""
+        nodes = self.omega2 > 0.0
+        return {"goals.target": self.target[nodes], "goals.last": self.last[nodes]}
+
+    def restorer(self, carried):
+        """A function that takes back what carried() gave (checked now: InvalidInputError if it does not fit)."""
+        nodes = np.flatnonzero(self.omega2 > 0.0)
+        target = take(carried, "goals.target", (len(nodes), 3), np.float64)
+        last = take(carried, "goals.last", (len(nodes), 3), np.float64)
+
+        def restore():
+            self.target[nodes] = target
+            self.last[nodes] = last
+            self.moved[:] = False
+        return restore
 
     def step_terms(self, held, beta, dt):
         """(ω², targets, the targets' velocity over the step, β) per node for a step of dt, ω² zero on held nodes

@@ -6,7 +6,9 @@ when the whole world sleeps) until something moves near it. Islands sleep and wa
 a body resting on another never sleeps alone, so neither sees the other turn into an immovable obstacle."""
 import numpy as np
 
+from .carry import take
 from .components import components
+from .errors import InvalidInputError
 from .rigid_motion import rigid_frame
 
 SLEEP_SPEED = 0.005   # m/s: an island whose fastest render point stays below this ...
@@ -41,6 +43,31 @@ class Sleep:
         self.settling = np.append(self.settling, False)
         self.quiet = np.append(self.quiet, 0.0)
         self.island = np.append(self.island, len(self.island))
+
+    def carried(self):
+        """What the next step reads (names "sleep.*"): per body asleep, quiet time and island, and the sleeping
+        bodies' frozen node positions, one body after another. (`settling` is found anew after each step.)"""
+        frozen = [self.frozen[int(i)] for i in np.flatnonzero(self.asleep)]
+        return {"sleep.asleep": self.asleep.copy(), "sleep.quiet": self.quiet.copy(), "sleep.island": self.island.copy(),
+                "sleep.frozen": np.concatenate(frozen + [np.zeros((0, 3))])}
+
+    def restorer(self, carried, node_ranges):
+        """A function that takes back what carried() gave (checked now: InvalidInputError if it does not fit)."""
+        n = len(self.asleep)
+        asleep = take(carried, "sleep.asleep", (n,), np.bool_)
+        quiet = take(carried, "sleep.quiet", (n,), np.float64)
+        island = take(carried, "sleep.island", (n,), np.int64)
+        sizes = [b - a for a, b in node_ranges]
+        ends = np.cumsum([0] + [sizes[i] for i in np.flatnonzero(asleep)])
+        frozen = take(carried, "sleep.frozen", (ends[-1], 3), np.float64)
+        if np.any((island < 0) | (island >= n)):
+            raise InvalidInputError("the carried 'sleep.island' names bodies this world does not have")
+
+        def restore():
+            self.asleep, self.quiet, self.island = asleep, quiet, island
+            self.settling = np.zeros(n, np.bool_)
+            self.frozen = {int(i): frozen[a:b] for i, a, b in zip(np.flatnonzero(asleep), ends[:-1], ends[1:])}
+        return restore
 
     def wake(self, bodies=None):
         """Wake the given body indices (all when None) with the islands they sleep in."""

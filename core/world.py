@@ -4,6 +4,7 @@ import time
 import numpy as np
 
 from .body import Body
+from .carry import take
 from .contact import ContactStage
 from .errors import InvalidInputError, SimulationDiverged
 from .fem.force_model import ForceModel
@@ -160,6 +161,39 @@ class World:
     def motion(self, per_body):
         self._require_bodies()
         self._motion.restore(per_body, self._state.v, self._model.node_ranges)
+
+    def carried(self):
+        """Everything a step leaves for the next beside the bodies' x, v and `motion`, as a dict of numpy arrays: the
+        rotations, DAPD witnesses and the positions they were last evaluated at ("state.*"), the goal targets
+        ("goals.*"), sleep ("sleep.*") and the contact stage's memory of its rows, colliders and sides ("contact.*").
+        A World built with the same bodies, colliders and settings, given x, v, resume(carried) and motion (in that
+        order), steps on bit for bit as this one, the preconditioner reset in both (reset_preconditioner: it is a
+        cache, not carried)."""
+        self._require_bodies()
+        s = self._state
+        out = {"state.rot": s.rot.copy(), "state.witness": s.witness.copy(), "state.x_eval": s.x_eval.copy()}
+        out.update(self._goals.carried())
+        out.update(self._sleep.carried())
+        out.update(self._contact.carried())
+        return out
+
+    def resume(self, carried):
+        """Take back what carried() of a World with the same bodies and colliders gave (after writing x and v, before
+        setting motion); InvalidInputError (nothing changed) if it does not fit this world."""
+        self._require_bodies()
+        if not isinstance(carried, dict):
+            raise InvalidInputError("resume takes the dict World.carried() returns")
+        n, m = len(self._state.x), len(self._state.rot)
+        rot = take(carried, "state.rot", (m, 3, 3), np.float64)
+        witness = take(carried, "state.witness", (m,), np.int8)
+        x_eval = take(carried, "state.x_eval", (n, 3), np.float64)
+        if np.any((witness < -1) | (witness > 6)):
+            raise InvalidInputError("the carried 'state.witness' holds values other than DAPD's pairs (-1..6)")
+        restores = [self._goals.restorer(carried), self._sleep.restorer(carried, self._model.node_ranges),
+                    self._contact.restorer(carried, self._node_counts())]
+        self._state.rot[...], self._state.witness[...], self._state.x_eval[...] = rot, witness, x_eval
+        for restore in restores:
+            restore()
 
     @property
     def asleep(self):

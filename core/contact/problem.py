@@ -3,6 +3,8 @@ carried from the last step's rows of the same point and surface, solved with the
 as Contacts."""
 import numpy as np
 
+from ..carry import take
+from ..errors import InvalidInputError
 from .contacts import Contacts
 from .edge_rows import contact_positions
 from .mlcp import ContactRows, solve_contact
@@ -40,6 +42,23 @@ class RowMemory:
 
     def forget(self):
         self.__init__()
+
+    def carried(self, prefix):
+        """Its arrays (keys, λ̃, anchors), named prefix + key / kinetic / stretch (see World.carried)."""
+        return {prefix + "key": self.key.copy(), prefix + "kinetic": self.kinetic.copy(),
+                prefix + "stretch": self.stretch.copy()}
+
+    def restorer(self, carried, prefix):
+        """A function that takes back what carried(prefix) gave (checked now: InvalidInputError if it does not fit)."""
+        key = take(carried, prefix + "key", (None,), np.int64)
+        kinetic = take(carried, prefix + "kinetic", (len(key),), np.float64)
+        stretch = take(carried, prefix + "stretch", (len(key), 3), np.float64)
+        if np.any(np.diff(key) < 0):
+            raise InvalidInputError(f"the carried '{prefix}key' is not sorted")
+
+        def restore():
+            self.key, self.kinetic, self.stretch = key, kinetic, stretch
+        return restore
 
 
 class ContactProblem:

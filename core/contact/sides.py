@@ -1,6 +1,8 @@
 """Which side of a two-sided (open) surface each bookkeeping point is held on: side hints and initial sides."""
 import numpy as np
 
+from ..carry import take
+from ..errors import InvalidInputError
 from ..jit import njit
 
 
@@ -33,6 +35,36 @@ class SideHints:
         self.initial_source = np.full(num_render_points, -1, np.int64)
         self.initial_depth = 0.0
         self.pending = False
+
+    def carried(self, prefix):
+        """Its arrays, named prefix + field (see World.carried); hints and initial sides only where they are set
+        (points, initial_points): most points have none."""
+        points = np.flatnonzero((self.source != -1) | np.any(self.hint.view(np.int64) != 0, axis=1))
+        initial = np.flatnonzero((self.initial_source != -1) | np.any(self.initial.view(np.int64) != 0, axis=1))
+        return {prefix + "points": points, prefix + "hint": self.hint[points], prefix + "source": self.source[points],
+                prefix + "hinted": self.hinted.copy(), prefix + "initial_points": initial,
+                prefix + "initial": self.initial[initial], prefix + "initial_source": self.initial_source[initial],
+                prefix + "initial_depth": np.array(self.initial_depth), prefix + "pending": np.array(self.pending)}
+
+    def restorer(self, carried, prefix):
+        """A function that takes back what carried(prefix) gave (checked now: InvalidInputError if it does not fit)."""
+        n, p = len(self.hint), len(self.initial)
+        points = _indices(carried, prefix + "points", n)
+        hint, source = np.zeros((n, 3)), np.full(n, -1, np.int64)
+        hint[points] = take(carried, prefix + "hint", (len(points), 3), np.float64)
+        source[points] = take(carried, prefix + "source", (len(points),), np.int64)
+        hinted = _indices(carried, prefix + "hinted", n)
+        at = _indices(carried, prefix + "initial_points", p)
+        initial, initial_source = np.zeros((p, 3)), np.full(p, -1, np.int64)
+        initial[at] = take(carried, prefix + "initial", (len(at), 3), np.float64)
+        initial_source[at] = take(carried, prefix + "initial_source", (len(at),), np.int64)
+        depth = float(take(carried, prefix + "initial_depth", (), np.float64))
+        pending = bool(take(carried, prefix + "pending", (), np.bool_))
+
+        def restore():
+            self.hint, self.source, self.hinted = hint, source, hinted
+            self.initial, self.initial_source, self.initial_depth, self.pending = initial, initial_source, depth, pending
+        return restore
 
     def below_open(self, settings):
         """How deep below an open surface points are found (and their side hints hold): twice the slop (as deep
@@ -77,6 +109,14 @@ class SideHints:
             self.source[:npts][waiting] = self.initial_source[waiting]
             self.hinted = np.union1d(self.hinted, np.flatnonzero(waiting))
             self.pending = bool(self.initial.any())
+
+
+def _indices(carried, name, n):
+    """carried[name]: point indices below n (InvalidInputError otherwise)."""
+    index = take(carried, name, (None,), np.int64)
+    if np.any((index < 0) | (index >= n)):
+        raise InvalidInputError(f"the carried '{name}' names points this world does not have")
+    return index
 
 
 @njit(cache=True)

@@ -1,6 +1,7 @@
 """The contact stage a World runs inside its Newton loop: detection, friction response, post-stabilisation."""
 import numpy as np
 
+from ..carry import take
 from ..errors import InvalidInputError
 from ..geometry.winding import WindingNumber
 from .body_edges import BodyEdges, body_edge_rows
@@ -100,6 +101,49 @@ class ContactStage:
         """Colliders arrive at their end positions; the next step starts there."""
         for c in self.colliders:
             c.start = c.end    # never written in place (move gives a new array)
+
+    # -- carried from step to step (World.carried) ----------------------------------------------------
+    def carried(self):
+        """What the next step reads of this stage's past (names "contact.*"): the last rows' λ̃ and anchors, the
+        colliders' positions (where the next step starts), which bodies each holds inside and whether that was
+        decided, whether the sides of an initial overlap were chosen, and the points' side hints (once laid out)."""
+        out = self._row_memory.carried("contact.row_")
+        out["contact.collider_x"] = np.concatenate([c.start for c in self.colliders] + [np.zeros((0, 3))])
+        out["contact.collider_holds"] = self._held_inside().T.copy()
+        out["contact.collider_sides_known"] = np.array([c.sides_known for c in self.colliders], np.bool_)
+        out["contact.sides_checked"] = np.array(self._sides_checked)
+        if self._sides is not None:
+            out.update(self._sides.carried("contact.side_"))
+        return out
+
+    def restorer(self, carried, node_counts):
+        """A function that takes back what carried() of a stage with the same bodies and colliders gave (checked now:
+        InvalidInputError if it does not fit)."""
+        sizes = [len(c.start) for c in self.colliders]
+        where = np.cumsum([0] + sizes)
+        x = take(carried, "contact.collider_x", (where[-1], 3), np.float64)
+        holds = take(carried, "contact.collider_holds", (len(self.colliders), len(self.surfaces)), np.bool_)
+        known = take(carried, "contact.collider_sides_known", (len(self.colliders),), np.bool_)
+        checked = bool(take(carried, "contact.sides_checked", (), np.bool_))
+        restore_rows = self._row_memory.restorer(carried, "contact.row_")
+        restore_sides = None
+        if "contact.side_hint" in carried and len(self.surfaces):
+            self._prepare(np.zeros((sum(node_counts), 3)), node_counts)   # (the layout the hints are of)
+            restore_sides = self._sides.restorer(carried, "contact.side_")
+
+        def restore():
+            for c, a, b, held, k in zip(self.colliders, where[:-1], where[1:], holds, known):
+                c.start = c.end = x[a:b]
+                c.holds = frozenset(int(i) for i in np.flatnonzero(held))
+                c.sides_known = bool(k)
+            self._live = None
+            if restore_sides is None:
+                self._layout = None    # (laid out again at the next step, as the carrying stage would be)
+            else:
+                restore_sides()
+            self._sides_checked = checked
+            restore_rows()
+        return restore
 
     # -- layout and colliders -----------------------------------------------------------------------
     def _prepare(self, x, node_counts):
