@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from ..carry import take
+from ..errors import InvalidInputError
 from ..jit import njit
 from .distinct_points import compact_points, release_points
 
@@ -31,6 +33,43 @@ class FrictionMemory:
         self._start = (np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)))
         self._touched = np.zeros(0, np.int64)         # the points holding state (cleared by the next update)
         self.slot = np.full(num_points, -1, np.int64)   # scratch: a point's index in a step's list (−1 outside kernels)
+
+    def carried(self, prefix):
+        """The state of the points holding any (the last update's), named prefix + field (see World.carried); the
+        other points are at their defaults."""
+        p = self._touched
+        out = {prefix + "points": p.copy(), prefix + "normal_force": self.normal_force[p], prefix + "mode": self.mode[p],
+               prefix + "anchor": self.anchor[p], prefix + "pair_rel": self.pair_rel[p],
+               prefix + "pair_other": self.pair_other[p], prefix + "pair_width": np.array(self.pair_node.shape[1]),
+               prefix + "paired": np.array(len(self.pair_node) > 0)}
+        if len(self.pair_node):
+            out[prefix + "pair_node"], out[prefix + "pair_coef"] = self.pair_node[p], self.pair_coef[p]
+        return out
+
+    def restorer(self, carried, prefix):
+        """A function that takes back what carried(prefix) gave (checked now: InvalidInputError if it does not fit)."""
+        n = len(self.mode)
+        p = take(carried, prefix + "points", (None,), np.int64)
+        if np.any((p < 0) | (p >= n)):
+            raise InvalidInputError(f"the carried '{prefix}points' names points this world does not have")
+        k = len(p)
+        fresh = FrictionMemory(n)
+        fresh.normal_force[p] = take(carried, prefix + "normal_force", (k,), np.float64)
+        fresh.mode[p] = take(carried, prefix + "mode", (k,), np.int8)
+        fresh.anchor[p] = take(carried, prefix + "anchor", (k, 3), np.float64)
+        fresh.pair_rel[p] = take(carried, prefix + "pair_rel", (k, 3), np.float64)
+        fresh.pair_other[p] = take(carried, prefix + "pair_other", (k,), np.int64)
+        width = int(take(carried, prefix + "pair_width", (), np.int64))
+        if bool(take(carried, prefix + "paired", (), np.bool_)):
+            fresh.pair_node = np.full((n, width), -1, np.int64)
+            fresh.pair_coef = np.zeros((n, width))
+            fresh.pair_node[p] = take(carried, prefix + "pair_node", (k, width), np.int64)
+            fresh.pair_coef[p] = take(carried, prefix + "pair_coef", (k, width), np.float64)
+        fresh._touched = p
+
+        def restore():
+            self.__dict__.update(fresh.__dict__)
+        return restore
 
     def update(self, point, impulse, normal, node, coef, other, x0, v, dt, point_nodes, point_weights):
         """Record the step's contacts (rows: point, impulse N·s on the body, normal, stencil node/coef, other body)

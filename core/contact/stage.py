@@ -106,7 +106,8 @@ class ContactStage:
     def carried(self):
         """What the next step reads of this stage's past (names "contact.*"): the last rows' λ̃ and anchors, the
         colliders' positions (where the next step starts), which bodies each holds inside and whether that was
-        decided, whether the sides of an initial overlap were chosen, and the points' side hints (once laid out)."""
+        decided, whether the sides of an initial overlap were chosen, and the points' side hints and friction memory
+        (once laid out)."""
         out = self._row_memory.carried("contact.row_")
         out["contact.collider_x"] = np.concatenate([c.start for c in self.colliders] + [np.zeros((0, 3))])
         out["contact.collider_holds"] = self._held_inside().T.copy()
@@ -114,6 +115,7 @@ class ContactStage:
         out["contact.sides_checked"] = np.array(self._sides_checked)
         if self._sides is not None:
             out.update(self._sides.carried("contact.side_"))
+            out.update(self._memory.carried("contact.friction_"))
         return out
 
     def restorer(self, carried, node_counts):
@@ -130,6 +132,7 @@ class ContactStage:
         if "contact.side_hint" in carried and len(self.surfaces):
             self._prepare(np.zeros((sum(node_counts), 3)), node_counts)   # (the layout the hints are of)
             restore_sides = self._sides.restorer(carried, "contact.side_")
+            restore_friction = self._memory.restorer(carried, "contact.friction_")
 
         def restore():
             for c, a, b, held, k in zip(self.colliders, where[:-1], where[1:], holds, known):
@@ -141,6 +144,7 @@ class ContactStage:
                 self._layout = None    # (laid out again at the next step, as the carrying stage would be)
             else:
                 restore_sides()
+                restore_friction()
             self._sides_checked = checked
             restore_rows()
         return restore
