@@ -88,6 +88,11 @@ class ContactProblem:
         self.converged = True
 
     @property
+    def stacked(self):
+        """Whether any row is between two bodies (the contact solve then factors the bodies' A: core.solve.factored)."""
+        return bool(np.any(self.other >= 0))
+
+    @property
     def node(self):
         return self.rows.node
 
