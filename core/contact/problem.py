@@ -5,6 +5,7 @@ import numpy as np
 
 from ..carry import take
 from ..errors import InvalidInputError
+from ..jit import njit
 from .contacts import Contacts
 from .edge_rows import contact_positions
 from .mlcp import ContactRows, solve_contact
@@ -12,6 +13,11 @@ from .sides import row_sources
 
 GAP_TOLERANCE = 1e-5    # m: how far a row may end inside its surface (or slip while sticking) in a step
 MAX_ITERATIONS = 400    # cap on the Conjugate Gradient iterations of a solve (all its Newton steps)
+# A point's rows against one surface whose normals are within this cosine of a deeper one's are dropped (the deepest
+# kept): a refined face's points lie on the other body's refined vertices when two equal meshes are stacked, and each
+# then met up to max_contacts_per_point coplanar triangles, every one a row pressing the same way (five stacked cubes:
+# 8,257 rows, 2,617 points)
+SAME_NORMAL = 0.9
 
 
 class RowMemory:
@@ -82,6 +88,11 @@ class ContactProblem:
         self.converged = True
 
     @property
+    def stacked(self):
+        """Whether any row is between two bodies (the contact solve then factors the bodies' A: core.solve.factored)."""
+        return bool(np.any(self.other >= 0))
+
+    @property
     def node(self):
         return self.rows.node
 
@@ -115,6 +126,35 @@ class ContactProblem:
         force = np.einsum("rkd,rk->rd", rows.frame[act], rows.force[act]) / (dt * dt)
         return Contacts(ends, rows.frame[act, 0].copy(), np.maximum(0.0, -self.gap[act]), force, group[self.point[act]],
                         self.collider[act], self.other[act])
+
+
+def distinct_rows(key, gap, normal):
+    """Which rows to keep (bool per row): of the rows of one key (a point and a surface), the deepest (lowest gap),
+    then each one whose normal is not within SAME_NORMAL of a kept one's (a point in a collider's concave corner keeps
+    a row per wall)."""
+    order = np.lexsort((gap, key))
+    return _distinct(key, normal, order, SAME_NORMAL)
+
+
+@njit(cache=True)
+def _distinct(key, normal, order, cosine):
+    keep = np.zeros(len(key), np.bool_)
+    start = 0
+    while start < len(order):
+        end = start
+        while end < len(order) and key[order[end]] == key[order[start]]:
+            end += 1
+        for i in range(start, end):
+            r = order[i]
+            keep[r] = True
+            for j in range(start, i):
+                q = order[j]
+                if keep[q] and (normal[r, 0] * normal[q, 0] + normal[r, 1] * normal[q, 1]
+                                + normal[r, 2] * normal[q, 2]) > cosine:
+                    keep[r] = False
+                    break
+        start = end
+    return keep
 
 
 def row_keys(point, collider, other, num_sources):

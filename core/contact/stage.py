@@ -13,7 +13,7 @@ from .friction_memory import FrictionMemory
 from .layout import build_layout
 from .live_colliders import LiveColliders
 from .penalty import ContactPenalty, predicted_rows
-from .problem import ContactProblem, RowMemory, row_keys
+from .problem import ContactProblem, RowMemory, distinct_rows, row_keys
 from .response import solve_contacts
 from .rolling import resist_rolling, rigid_spin
 from .row_sets import concat_rows, gather_rows
@@ -207,14 +207,18 @@ class ContactStage:
 
     # -- one problem (core.contact.problem) ----------------------------------------------------------
     def problem(self, x0, v, dt, node_counts, margin, frac0=0.0, frac1=1.0, exclude=None):
-        """The contact rows of the motion x0 + dt v (all bodies' nodes) within `margin` (m) as a ContactProblem, but
-        those whose key is in `exclude` (a ContactProblem's keys); None if there are none."""
+        """The contact rows of the motion x0 + dt v (all bodies' nodes) within `margin` (m) as a ContactProblem, one
+        per point, surface and direction (core.contact.problem.distinct_rows), but those whose key is in `exclude` (a
+        ContactProblem's keys); None if there are none."""
         if self._idle():
             return None
         x0, v = self._start(x0, v, node_counts, frac0)
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1, margin)
-        if exclude is not None and len(point):
-            keep = ~np.isin(row_keys(point, collider, other, self._num_sources()), exclude)
+        if len(point):
+            key = row_keys(point, collider, other, self._num_sources())
+            keep = distinct_rows(key, gap, normal)
+            if exclude is not None:
+                keep &= ~np.isin(key, exclude)
             point, normal, gap, node, coef, move, mu_other, collider, other = (
                 a[keep] for a in (point, normal, gap, node, coef, move, mu_other, collider, other))
         if not len(point):

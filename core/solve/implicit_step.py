@@ -9,6 +9,7 @@ from ..threads import solver_threads
 from ..node_rows import add_rows, node_rows
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
+from .factored import factorable, factored_inverse
 from .islands import islands
 from .pcg import fine_operator, jacobi_inverse, pcg, v_cycle
 
@@ -57,7 +58,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     points the first solve's positions x bring into contact (ContactStage.grow) and returns whether it did; the
     system is then solved again with them. `contact` (a core.contact.problem.ContactProblem), if given, solves each
     iteration's system with its rows (contact as one problem), preconditioned away from its contact region by
-    multigrid's V-cycle of the system when `contact_multigrid`, else by block-Jacobi.
+    the system's exact factor (small bodies touching each other) or multigrid's V-cycle when `contact_multigrid`, else
+    by block-Jacobi.
 
     Contact under Newmark: a body that the predicted contact rows touch steps with backward Euler (h = Δt, w = 0),
     the others with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped
@@ -146,7 +148,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         # when the rows turn out settled.
         with solver_threads(md.num_tets):   # (core.threads: the CG's many short kernels)
             if contact is not None:
-                vcycle = _contact_vcycle(system, free, multigrid, state.x, dt) if contact_multigrid else None
+                vcycle = _contact_vcycle(system, free, multigrid, state.x, dt, contact.stacked) \
+                    if contact_multigrid else None
                 out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight, vcycle)
                 its = [out.iterations] * len(md.node_ranges)
                 body_its += its
@@ -197,9 +200,13 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     return stats
 
 
-def _contact_vcycle(system, free, multigrid, x, dt):
-    """A callable vcycle(r, z) -> r·z: the multigrid V-cycle of the step's A (no contact) on all bodies, for the
-    contact solve's preconditioner away from its contact region; None without multigrid or an assembled A."""
+def _contact_vcycle(system, free, multigrid, x, dt, stacked=False):
+    """A callable vcycle(r, z) -> r·z approximating A⁻¹ (the step's A, no contact) on all bodies, for the contact
+    solve's preconditioner away from its contact region: A factored exactly when bodies touch each other (`stacked`)
+    and every body is small enough (core.solve.factored), else multigrid's V-cycle; None without multigrid or an
+    assembled A."""
+    if stacked and factorable(system):
+        return factored_inverse(system, free)
     if multigrid is None or not hasattr(system, "pattern"):
         return None
     pinv = system.block_jacobi_inverse()
