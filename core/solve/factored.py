@@ -1,11 +1,7 @@
 """Each body's step matrix A factored exactly (sparse LU per body), as the contact solve's preconditioner away from
-its contact region (core.contact.mlcp) for stiff bodies small enough to factor, when they touch each other.
-
-Five stacked stiff default cubes (E = 1e6 Pa, 10,981 tets each): with multigrid's V-cycle there, the contact solve's
-Newton steps took 40–155 Conjugate Gradient iterations each, more the higher the stack, and most steps hit the cap of
-400; with A's exact inverse 10–33, and every step converged. A body's factor (8,200 dofs) costs ~0.3 s: for a
-single stiff body against a collider the V-cycle is cheaper (a 5 cm cube at resolution 12 sticking on 30°: 70 ms a
-step, 16 CG a Newton step, against 520 ms and 10 factored), so the factor waits for bodies touching each other."""
+its contact region (core.contact.mlcp) for stiff bodies small enough to factor, when they touch each other: there the
+V-cycle's iterations grow with the stack's height, while for a single stiff body against a collider the V-cycle is
+cheaper than the factor (benchmarks/RESULTS.md)."""
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
