@@ -14,9 +14,8 @@ from .sides import row_sources
 GAP_TOLERANCE = 1e-5    # m: how far a row may end inside its surface (or slip while sticking) in a step
 MAX_ITERATIONS = 400    # cap on the Conjugate Gradient iterations of a solve (all its Newton steps)
 # A point's rows against one surface whose normals are within this cosine of a deeper one's are dropped (the deepest
-# kept): a refined face's points lie on the other body's refined vertices when two equal meshes are stacked, and each
-# then met up to max_contacts_per_point coplanar triangles, every one a row pressing the same way (five stacked cubes:
-# 8,257 rows, 2,617 points)
+# kept): a point on a vertex of the other body's refined face meets every coplanar triangle around it, rows that
+# press the same way and only add redundancy
 SAME_NORMAL = 0.9
 
 
