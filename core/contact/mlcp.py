@@ -23,13 +23,14 @@ import numpy as np
 
 from .laws import force_along, row_curvatures, stiffness
 from .region import Region
-from .row_kernels import block_apply, frames, project, schur_diagonal, spread
+from .row_kernels import block_apply, fold_diagonal, frames, project, schur_diagonal, spread
 
 # A row gives way by COMPLIANCE times its own compliance (how far its force would move its nodes held by their
-# diagonal blocks alone): a few µm for a body resting on a floor at the defaults, a fraction of a mm at a landing.
-# Stiffer rows cost Newton steps (each enters along the line search one contact event at a time); a sticking row does
-# not creep by its give, which its friction anchor carries to the next step (core.contact.problem.RowMemory).
-COMPLIANCE = 1e-1
+# diagonal blocks alone): tens of µm for a body resting on a floor, about a mm at a 2 m drop's landing. Stiffer rows
+# cost Newton steps: a stack's rows cross their friction cones' kinks one line search at a time (benchmarks/RESULTS.md).
+# Neither give lasts: the normal one is taken back from the next step's target (the force carried), and a sticking
+# row's tangential one is carried by its friction anchor (core.contact.problem.RowMemory).
+COMPLIANCE = 1.0
 LAG_ROUNDS = 4      # rounds of the friction bound μ λ̃ following the normal force λ
 NEWTON_FORCING = 1e-2   # each Newton system solved to this fraction of the current residual
 
@@ -75,19 +76,26 @@ class ContactRows:
 
 class _Hessian:
     """H = S A + Jᵀ W J (W (R,3,3): each row's curvature in its frame) and its preconditioner: the region's factored
-    H on the contact region, and A's diagonal blocks or a multigrid V-cycle of A elsewhere."""
+    H on the contact region, and elsewhere A's diagonal blocks, or a multigrid V-cycle of H itself (the rows'
+    curvatures folded into each body's levels, so bodies pressed together are stiff together on every level)."""
 
-    def __init__(self, system, free, rows, pinv, vcycle=None):
-        self.system, self.free, self.rows, self.pinv, self.vcycle = system, free, rows, pinv, vcycle
+    def __init__(self, system, free, rows, pinv, multigrid=None):
+        self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
         self.num_bodies = len(system.node_ranges)
         self.region = Region(system, free, rows, pinv)
         self.weight = np.zeros((len(rows), 3, 3))
+        self.vcycle = None
         self._u = np.empty((len(rows), 3))
         self._work = [np.zeros((len(free), 3)) for _ in range(3)]
 
     def set_weight(self, weight):
         self.weight = weight
         self.region.factor(weight)
+        if self.multigrid is not None:
+            blocks = _RowBlocks(self.rows, weight)
+            hinv = self.pinv.copy()
+            fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
+            self.vcycle = self.multigrid(blocks, hinv)
 
     def apply_a(self, p, out):
         for body in range(self.num_bodies):
@@ -100,9 +108,9 @@ class _Hessian:
         spread(rows.node, rows.coef, rows.frame, np.einsum("rij,rj->ri", self.weight, self._u), self.free, out)
 
     def precondition(self, r, z):
-        """z = M⁻¹ r. Without a V-cycle: the region's inverse there, A_d⁻¹ elsewhere (block diagonal). With one
-        (vcycle(r, z), an SPD approximation of A⁻¹): symmetric multiplicative Schwarz, the region's exact solve, then
-        the V-cycle on what remains, then the region again; symmetric, and it carries a stiff body's elasticity,
+        """z = M⁻¹ r. Without multigrid: the region's inverse there, A_d⁻¹ elsewhere (block diagonal). With it:
+        symmetric multiplicative Schwarz, the region's exact solve, then H's V-cycle on what remains, then the region
+        again; symmetric, and it carries a stiff body's elasticity and a stack's bodies pressing on each other,
         which block-Jacobi leaves to hundreds of iterations."""
         if self.vcycle is None:
             block_apply(self.pinv, r, self.free, z)
@@ -122,6 +130,15 @@ class _Hessian:
         z += dz
 
 
+class _RowBlocks:
+    """The rows' curvatures as stencil blocks: block_node, block_coef (the rows' stencils) and block_k (R,3,3) =
+    Fᵀ W F in world coordinates, the form core.solve.multigrid folds into a body's operator."""
+
+    def __init__(self, rows, weight):
+        self.block_node, self.block_coef = rows.node, rows.coef
+        self.block_k = np.ascontiguousarray(np.einsum("rki,rkl,rlj->rij", rows.frame, weight, rows.frame))
+
+
 class Solve:
     """The outcome of solve_contact: iterations (Conjugate Gradient), restarts (Newton iterations), converged (the
     residual met with the friction bounds settled), residual, constraint_error (the deepest row inside, m)."""
@@ -132,17 +149,18 @@ class Solve:
 
 
 def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None,
-                  vcycle=None):
+                  multigrid=None):
     """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
     and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body
     (system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
     nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
     change of the friction bound may move a row for the bound to count as settled; max_iterations: Conjugate Gradient
     iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
-    None: zero); vcycle(r, z) -> r·z, if given: a V-cycle of A (core.solve.multigrid) preconditioning away from the
-    contact region, for bodies too stiff for block-Jacobi. Returns a Solve."""
+    None: zero); multigrid(blocks, hinv) -> vcycle(r, z), if given: a V-cycle of H (core.solve.multigrid, the rows'
+    curvature blocks and H's inverse diagonal blocks folded in) preconditioning away from the contact region, for
+    bodies too stiff for block-Jacobi and bodies pressed on each other. Returns a Solve."""
     nr = len(rows)
-    hessian = _Hessian(system, free, rows, pinv, vcycle)
+    hessian = _Hessian(system, free, rows, pinv, multigrid)
     sd = np.empty((nr, 3))
     schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, sd)
     e_n = COMPLIANCE * sd[:, 0]

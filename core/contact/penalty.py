@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from ..fem import mat3
 from ..jit import njit
 from .distinct_points import compact_points, release_points
+from .row_kernels import fold_diagonal
 
 STIFFNESS = 100.0        # κ of a row, in units of the row's effective mass; the MPRGP correction removes the rest
 NODE_STIFFNESS = 400.0   # cap on all rows' share of a node's diagonal block, in units of the node's mass
@@ -164,32 +164,6 @@ def penalty_product(node, coef, k, blocks, p, free, out):
 
 
 @njit(cache=True)
-def _fold_diagonal(node, coef, k, pinv):
-    """Add Σ_b coef_bj² K_b to the 3×3 diagonal block of each node j the blocks touch, given (and returning in
-    pinv, in place) the inverses of those blocks (zero where singular)."""
-    slot = np.full(pinv.shape[0], -1, np.int64)
-    touched = np.empty(node.size, np.int64)
-    blocks = np.empty((node.size, 3, 3))
-    m = 0
-    for b in range(node.shape[0]):
-        for s in range(node.shape[1]):
-            j = node[b, s]
-            if j < 0:
-                continue
-            if slot[j] < 0:
-                slot[j] = m
-                touched[m] = j
-                mat3.store(blocks, m, mat3.inverse(mat3.load(pinv, j)))
-                m += 1
-            a = coef[b, s] * coef[b, s]
-            for q in range(3):
-                for t in range(3):
-                    blocks[slot[j], q, t] += a * k[b, q, t]
-    for i in range(m):
-        mat3.store(pinv, touched[i], mat3.inverse(mat3.load(blocks, i)))
-
-
-@njit(cache=True)
 def _augment(point, tangent, stiffness, kappa, const, r, mu, slot):
     """One update after a solve that ended with row values r. A normal row's force λ − κ r becomes its multiplier
     λ, clipped at 0: a row whose force would pull is released, a released row whose point ends inside comes back
@@ -309,7 +283,7 @@ class ContactPenalty:
 
     def precondition(self, pinv):
         """Fold the rows' diagonal blocks into the block-Jacobi inverse pinv (N,3,3), in place."""
-        _fold_diagonal(self.block_node, self.block_coef, self.block_k, pinv)
+        fold_diagonal(self.block_node, self.block_coef, self.block_k, pinv)
 
     def augment(self, displacement):
         """Update the multipliers after a solve that ended at d = x − x_n (see _augment) if that solve needs

@@ -87,11 +87,6 @@ class ContactProblem:
         self.converged = True
 
     @property
-    def stacked(self):
-        """Whether any row is between two bodies (the contact solve then factors the bodies' A: core.solve.factored)."""
-        return bool(np.any(self.other >= 0))
-
-    @property
     def node(self):
         return self.rows.node
 
@@ -104,11 +99,11 @@ class ContactProblem:
         for name in ("point", "gap", "collider", "other", "key"):
             setattr(self, name, np.concatenate([getattr(self, name), getattr(other_problem, name)]))
 
-    def solve(self, system, b, dx, free, base, tolerance, load, vcycle=None):
+    def solve(self, system, b, dx, free, base, tolerance, load, multigrid=None):
         """The Newton iteration's solve with these rows (see core.contact.mlcp.solve_contact); returns its Solve."""
         pinv = system.block_jacobi_inverse()
         out = solve_contact(system, b, dx, free, self.rows, pinv, tolerance, load, GAP_TOLERANCE, MAX_ITERATIONS,
-                            base=base, vcycle=vcycle)
+                            base=base, multigrid=multigrid)
         self.iterations += out.iterations
         self.restarts += out.restarts
         self.converged = out.converged

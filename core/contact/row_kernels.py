@@ -1,9 +1,10 @@
 """The contact rows' numba kernels: their frames, J dx (project), Jᵀ f (spread), diag(J A_d⁻¹ Jᵀ), A_d⁻¹ v and
-Jᵀ W J's blocks (curvature_blocks)."""
+Jᵀ W J's blocks (curvature_blocks) and their sum folded into A's diagonal blocks (fold_diagonal)."""
 import math
 
 import numpy as np
 
+from ..fem import mat3
 from ..jit import njit, prange
 
 
@@ -130,3 +131,29 @@ def curvature_blocks(node, coef, frame, weight, rows, index, keys, n, blocks):
                 for a in range(3):
                     for b in range(3):
                         blocks[k, a, b] += c * blk[a, b]
+
+
+@njit(cache=True)
+def fold_diagonal(node, coef, k, pinv):
+    """Add Σ_b coef_bj² K_b to the 3×3 diagonal block of each node j the blocks touch, given (and returning in
+    pinv, in place) the inverses of those blocks (zero where singular)."""
+    slot = np.full(pinv.shape[0], -1, np.int64)
+    touched = np.empty(node.size, np.int64)
+    blocks = np.empty((node.size, 3, 3))
+    m = 0
+    for b in range(node.shape[0]):
+        for s in range(node.shape[1]):
+            j = node[b, s]
+            if j < 0:
+                continue
+            if slot[j] < 0:
+                slot[j] = m
+                touched[m] = j
+                mat3.store(blocks, m, mat3.inverse(mat3.load(pinv, j)))
+                m += 1
+            a = coef[b, s] * coef[b, s]
+            for q in range(3):
+                for t in range(3):
+                    blocks[slot[j], q, t] += a * k[b, q, t]
+    for i in range(m):
+        mat3.store(pinv, touched[i], mat3.inverse(mat3.load(blocks, i)))

@@ -9,7 +9,6 @@ from ..threads import solver_threads
 from ..node_rows import add_rows, node_rows
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
-from .factored import factorable, factored_inverse
 from .islands import islands
 from .pcg import fine_operator, jacobi_inverse, pcg, v_cycle
 
@@ -58,8 +57,7 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     points the first solve's positions x bring into contact (ContactStage.grow) and returns whether it did; the
     system is then solved again with them. `contact` (a core.contact.problem.ContactProblem), if given, solves each
     iteration's system with its rows (contact as one problem), preconditioned away from its contact region by
-    the system's exact factor (small bodies touching each other) or multigrid's V-cycle when `contact_multigrid`, else
-    by block-Jacobi.
+    multigrid's V-cycle of the system with the rows' curvatures when `contact_multigrid`, else by block-Jacobi.
 
     Contact under Newmark: a body that the predicted contact rows touch steps with backward Euler (h = Δt, w = 0),
     the others with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped
@@ -148,14 +146,14 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         # when the rows turn out settled.
         with solver_threads(md.num_tets):   # (core.threads: the CG's many short kernels)
             if contact is not None:
-                vcycle = _contact_vcycle(system, free, multigrid, state.x, dt, contact.stacked) \
+                contact_mg = _contact_multigrid(system, free, multigrid, state.x) \
                     if contact_multigrid else None
-                out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight, vcycle)
+                out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight, contact_mg)
                 its = [out.iterations] * len(md.node_ranges)
                 body_its += its
                 last_its, res, converged = its, [out.residual], out.converged
                 stats["solves"] += 1
-                stats["preconditioner"] = "jacobi" if vcycle is None else "multigrid"
+                stats["preconditioner"] = "jacobi" if contact_mg is None else "multigrid"
             for attempt in range(CONTACT_SOLVES if contact is None else 0):
                 rhs = b.copy()
                 if penalty is not None:
@@ -200,26 +198,26 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     return stats
 
 
-def _contact_vcycle(system, free, multigrid, x, dt, stacked=False):
-    """A callable vcycle(r, z) -> r·z approximating A⁻¹ (the step's A, no contact) on all bodies, for the contact
-    solve's preconditioner away from its contact region: A factored exactly when bodies touch each other (`stacked`)
-    and every body is small enough (core.solve.factored), else multigrid's V-cycle; None without multigrid or an
-    assembled A."""
-    if stacked and factorable(system):
-        return factored_inverse(system, free)
+def _contact_multigrid(system, free, multigrid, x):
+    """A callable (the contact rows' curvature blocks, H's inverse diagonal blocks) -> vcycle(r, z) -> r·z: multigrid's
+    V-cycle of the contact solve's H = A + Jᵀ W J, the rows folded into each body's levels (core.solve.multigrid);
+    None without multigrid or an assembled A."""
     if multigrid is None or not hasattr(system, "pattern"):
         return None
-    pinv = system.block_jacobi_inverse()
-    hierarchy = multigrid.update(system, x, free, None, pinv, dt)
     bodies = list(range(len(system.node_ranges)))
-    fine = fine_operator(system, bodies, None, None)
-    omega = hierarchy.omega(bodies)
     t = np.zeros_like(x)
     n = len(x)
 
-    def vcycle(r, z):
-        return v_cycle(fine, hierarchy, bodies, pinv, free, omega, r, z, t, 0, n)
-    return vcycle
+    def build(blocks, hinv):
+        # a new key: the rows' curvatures change with each Newton iterate, so the coarse levels are built anew
+        hierarchy = multigrid.update(system, x, free, blocks, hinv, object())
+        fine = fine_operator(system, bodies, blocks, np.arange(len(blocks.block_node)))
+        omega = hierarchy.omega(bodies)
+
+        def vcycle(r, z):
+            return v_cycle(fine, hierarchy, bodies, hinv, free, omega, r, z, t, 0, n)
+        return vcycle
+    return build
 
 
 @njit(cache=True)
