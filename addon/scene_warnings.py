@@ -28,11 +28,13 @@ def collapse_load(height, width):
     return COLLAPSE * min(ratio * ratio, ratio ** 0.6)
 
 
-def too_soft(obj, material, x, g):
+def too_soft(obj, material, x, g, pinned=()):
     """A body too soft for its size and shape: its own weight, ρ g h over its shear modulus G (h its height along
     gravity g, x its nodes), is past collapse_load for its narrowest width across gravity, where a neo-Hookean solid
     clamped at its base has no stable equilibrium left: it buckles or sways over and slumps (a 50 m default cube kept
-    1.5 % of its volume; a 40 cm cube of Jelly, ρgh/G = 2.3 against 1.9, ended 0.76 of it with 239 tets inside out)."""
+    1.5 % of its volume; a 40 cm cube of Jelly, ρgh/G = 2.3 against 1.9, ended 0.76 of it with 239 tets inside out).
+    A body hanging from its `pinned` nodes (all in its upper half) is in tension and cannot buckle: it takes the
+    bound of a body as wide as it is tall (not measured in tension)."""
     g_norm = float(np.linalg.norm(g))
     if g_norm == 0.0:
         return None
@@ -44,6 +46,9 @@ def too_soft(obj, material, x, g):
                          axis=0).min())
     if height <= 0.0 or width <= 0.0:
         return None
+    depth = x @ down
+    if len(pinned) and depth[np.asarray(pinned)].max() < depth.min() + 0.5 * height:   # it hangs from its pins
+        width = height
     load = material.density * g_norm * height / material.shear_modulus
     if load <= collapse_load(height, width):
         return None
