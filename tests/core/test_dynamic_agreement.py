@@ -16,8 +16,8 @@ def test_the_2m_default_cube_pinned_under_gravity_tilted_30_degrees_peaks_and_re
     conforming mesh peaks at 1.234 m (1.05 s) at 8 cells (6,912 tets) and 1.307 m (1.27 s) at 12 cells (22,464 tets):
     the peak's gap 5.4 % (0.5 %). Its rest, |u| 0.691, 0.706, 0.718 m at 8, 10, 12 cells ((0.680, −0.190) at 10),
     grows with refinement towards the cage's 0.802 (scikit-fem's P2 tets: 0.667, 0.697, 0.714 m at 4, 6, 8 cells), so
-    the rest's gap is 17.4 %, 15.0 % and 13.2 % of it, 14.0 % of P2's at 8 cells. The suite affords 10 cells (29 s;
-    12 cells took 170 s): the bound below is that 15.0 %, rounded up to 16 %; the issue's 15 % holds against the
+    the rest's gap is 17.4 %, 15.0 % and 13.2 % of it, 14.0 % of P2's at 8 cells. The suite affords 10 cells (6 s;
+    12 cells took 67 s): the bound below is that 15.0 %, rounded up to 16 %; the issue's 15 % holds against the
     finer references."""
     cage, cage_rest, cage_volume = pinned_block("cage", 12, 2.0, "corotated")
     mesh, _, _ = pinned_block("conforming", 8, 1.6, "neo_hookean")
