@@ -13,22 +13,49 @@ def unit_scale(scene):
             "are in Pa and kg/m³): model at real size, or set Unit Scale to 1")
 
 
-def too_soft(obj, material, x, g):
-    """A body too soft for its size: its own weight presses its base with more than half its Young's modulus
-    (ρ g h > E / 2, h its height along gravity g, x its nodes): its base is squashed past the stretch where the
-    hyperelastic energies soften (core.fem.hyperelastic.STRETCH_FLOOR), so it slumps and may fold into itself (a 50 m
-    default cube kept 1.5 % of its volume; a 40 cm cube of Jelly, pressing 0.9 E, ended 0.76 of it with 239 tets
-    inside out, unwarned while the bound was E)."""
+# The load ρ g h / G (G the shear modulus) at which a box h tall and w wide, clamped at its base, loses its stable
+# equilibrium under its own weight in the neo-Hookean finite-strain reference (scikit-fem, P2 tets, ν = 0.45;
+# tests/core/test_too_soft_rule.py): measured 1.93 for a cube (2.06 on a coarser mesh), 0.61 for h = 2w, 0.133 for
+# h = 4w, 3.19 for h = w/2; that is (h/w)² × 1.93, 2.44 and 2.13 where h ≥ w, and 1.93 (w/h)^0.73 at h = w/2. The
+# bound, collapse_load: COLLAPSE (w/h)² for slender bodies and COLLAPSE (w/h)^0.6 for squat ones.
+COLLAPSE = 1.9
+
+
+def collapse_load(height, width):
+    """The bound on ρ g h / G over which a body `height` tall and `width` wide (its narrowest width across gravity)
+    buckles or sways over under its own weight (COLLAPSE, measured against the finite-strain reference)."""
+    ratio = width / height
+    return COLLAPSE * min(ratio * ratio, ratio ** 0.6)
+
+
+def too_soft(obj, material, x, g, pinned=()):
+    """A body too soft for its size and shape: its own weight, ρ g h over its shear modulus G (h its height along
+    gravity g, x its nodes), is past collapse_load for its narrowest width across gravity, where a neo-Hookean solid
+    clamped at its base has no stable equilibrium left: it buckles or sways over and slumps (a 50 m default cube kept
+    1.5 % of its volume; a 40 cm cube of Jelly, ρgh/G = 2.3 against 1.9, ended 0.76 of it with 239 tets inside out).
+    A body hanging from its `pinned` nodes (all in its upper half) is in tension and cannot buckle: it takes the
+    bound of a body as wide as it is tall (not measured in tension)."""
     g_norm = float(np.linalg.norm(g))
     if g_norm == 0.0:
         return None
-    height = float(np.ptp(x @ (np.asarray(g) / g_norm)))
-    pressure = material.density * g_norm * height
-    if pressure <= 0.5 * material.youngs_modulus:
+    down = np.asarray(g, float) / g_norm
+    height = float(np.ptp(x @ down))
+    across = np.linalg.svd(down[None, :])[2][1:]                        # two unit vectors across gravity
+    turns = np.radians(np.arange(0.0, 180.0, 5.0))
+    width = float(np.ptp(x @ (np.cos(turns)[:, None] * across[0] + np.sin(turns)[:, None] * across[1]).T,
+                         axis=0).min())
+    if height <= 0.0 or width <= 0.0:
         return None
-    return (f"'{obj.name}' is too soft for its size: its weight presses its base with {pressure:.3g} Pa, over half "
-            f"its Young's modulus ({material.youngs_modulus:.3g} Pa), so it slumps and may fold into itself; raise "
-            "Young's modulus or check its size (one Blender unit is one metre)")
+    depth = x @ down
+    if len(pinned) and depth[np.asarray(pinned)].max() < depth.min() + 0.5 * height:   # it hangs from its pins
+        width = height
+    load = material.density * g_norm * height / material.shear_modulus
+    if load <= collapse_load(height, width):
+        return None
+    return (f"'{obj.name}' is too soft for its size: its weight presses its base with {load:.2g} times its shear "
+            f"modulus, over the {collapse_load(height, width):.2g} a solid of its proportions ({height:.3g} m tall, "
+            f"{width:.3g} m wide) can carry, so it buckles or slumps and may fold into itself; raise Young's modulus "
+            "or check its size (one Blender unit is one metre)")
 
 
 def mirror_after(obj, output):

@@ -151,7 +151,7 @@ class Session:
             body.handle = world.add_body(mesh, body_material, pinned=body.pinned if len(body.pinned) else None,
                                          stiffness_scale=scale, goal_frequency=body.goal_frequency)
             body.goal_poses.setdefault(frame_range(scene)[0], x0[body.handle.goal_nodes])
-            self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene)))
+            self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene), body.pinned))
             self.warn(scene_warnings.mirror_after(obj, bridge.output_modifier(obj)))
         self.colliders = colliders.add_to_world(world, scene, depsgraph, self.warn)
         self._warn_about_starts(core, rest)

@@ -74,3 +74,14 @@ def bcc_box(lo, hi, resolution):
             for e in range(4):
                 tets.append(np.stack([u.ravel(), w.ravel(), p[e].ravel(), p[(e + 1) % 4].ravel()], 1))
     return core.TetMesh(np.concatenate(nodes), np.concatenate(tets))
+
+
+def bcc_ball(centre, radius, resolution):
+    """TetMesh of a ball: bcc_box of the cube [-1, 1]³ at `resolution` mapped onto the ball by the cube-to-sphere map
+    x·√(1 − y²/2 − z²/2 + y²z²/3) (and its cyclic permutations), so its boundary nodes lie on the sphere (a conforming
+    mesh without fTetWild; its tets flatten towards the cube's eight corners)."""
+    cube = bcc_box((-1.0, -1.0, -1.0), (1.0, 1.0, 1.0), resolution)
+    x2, y2, z2 = (cube.nodes ** 2).T
+    stretch = np.sqrt(np.c_[1 - y2 / 2 - z2 / 2 + y2 * z2 / 3, 1 - z2 / 2 - x2 / 2 + z2 * x2 / 3,
+                            1 - x2 / 2 - y2 / 2 + x2 * y2 / 3])
+    return core.TetMesh(np.asarray(centre, float) + radius * cube.nodes * stretch, cube.tets)

@@ -1,7 +1,7 @@
 """Test-only finite-strain reference: compressible neo-Hookean static equilibrium under gravity with scikit-fem's own
 assembly (its forms, P1 or P2 tets, Newton with load stepping), independent of SoftFEM's kernels."""
 import numpy as np
-from scipy.sparse.linalg import splu
+from scipy.sparse.linalg import eigsh, splu
 from skfem import Basis, BilinearForm, ElementTetP1, ElementTetP2, ElementVector, LinearForm, MeshTet, asm, condense
 from skfem.helpers import ddot, det, dot, grad, inv, transpose
 
@@ -57,8 +57,9 @@ class NeoHookeanStatic:
     def _fields(self, u):
         return {"u": self.basis.interpolate(u)}
 
-    def solve(self, gravity, tolerance=1e-9, max_newton=30):
-        """Equilibrium displacement (dof vector) under body force density × gravity (3,)."""
+    def solve(self, gravity, tolerance=1e-9, max_newton=30, min_step=1e-4):
+        """Equilibrium displacement (dof vector) under body force density × gravity (3,); RuntimeError when Newton
+        fails on a load step shorter than `min_step` (of the full load)."""
         g = self.density * np.asarray(gravity, float)
         u = self.basis.zeros()
         shape = self.basis.interpolate(u).shape[-2:]
@@ -70,7 +71,7 @@ class NeoHookeanStatic:
             trial = self._newton(u.copy(), target * load_vector, scale, tolerance, max_newton)
             if trial is None:
                 step *= 0.5
-                if step < 1e-4:
+                if step < min_step:
                     raise RuntimeError(f"reference Newton failed at load {target:.4f}")
                 continue
             u, load, step = trial, target, min(1.0, 2.0 * step)
@@ -93,6 +94,13 @@ class NeoHookeanStatic:
             if not np.all(np.isfinite(u)) or np.min(det(_kinematics(self._fields(u))[0])) <= 0:
                 return None
         return None
+
+    def lowest_stiffness(self, u):
+        """The smallest eigenvalue of the tangent at u (the free dofs'), over the mean of its diagonal: positive where
+        the equilibrium u is stable, negative past a buckling or limit point."""
+        k = asm(self._tangent, self.basis, **self._fields(u))
+        a = condense(k, np.zeros(k.shape[0]), D=self.fixed)[0].tocsc()
+        return eigsh(a, k=2, sigma=0.0, which="LM", return_eigenvectors=False).min() / np.abs(a.diagonal()).mean()
 
     def displacement_at(self, u, points):
         """Displacement (k, 3) of the solution u at points (k, 3) of the rest shape."""
