@@ -31,6 +31,7 @@ from .row_kernels import block_apply, fold_diagonal, frames, project, schur_diag
 # Neither give lasts: the normal one is taken back from the next step's target (the force carried), and a sticking
 # row's tangential one is carried by its friction anchor (core.contact.problem.RowMemory).
 COMPLIANCE = 1.0
+GIVE = 5e-4         # m: the most a row gives under its force; past it, its compliance drops to GIVE / 2λ (λ lagged)
 LAG_ROUNDS = 4      # rounds of the friction bound μ λ̃ following the normal force λ
 NEWTON_FORCING = 1e-2   # each Newton system solved to this fraction of the current residual
 
@@ -149,7 +150,7 @@ class Solve:
 
 
 def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None,
-                  multigrid=None):
+                  multigrid=None, give=GIVE):
     """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
     and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body
     (system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
@@ -158,12 +159,15 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
     None: zero); multigrid(blocks, hinv) -> vcycle(r, z), if given: a V-cycle of H (core.solve.multigrid, the rows'
     curvature blocks and H's inverse diagonal blocks folded in) preconditioning away from the contact region, for
-    bodies too stiff for block-Jacobi and bodies pressed on each other. Returns a Solve."""
+    bodies too stiff for block-Jacobi and bodies pressed on each other; give: the most a row gives under its force
+    (the units of dx; inf: no cap). Returns a Solve."""
     nr = len(rows)
     hessian = _Hessian(system, free, rows, pinv, multigrid)
     sd = np.empty((nr, 3))
     schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, sd)
+    carried = rows.kinetic.copy()
     e_n = COMPLIANCE * sd[:, 0]
+    e_n = np.where(carried * e_n > give, 0.5 * give / np.where(carried > 0.0, carried, 1.0), e_n)
     e_t = COMPLIANCE * 0.5 * (sd[:, 1] + sd[:, 2])
     base_u = np.zeros((nr, 3))
     if base is not None:
@@ -171,7 +175,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     target = rows.target - base_u
     # the normal give of the force the row carried last step (λ̃) is taken back, as the anchor takes back the
     # tangential one: a row carrying a steady load ends on its surface, not E_n λ inside it
-    preload = e_n * rows.kinetic
+    preload = e_n * carried
     target[:, 0] += preload
     scale = max(_pnorm(b, pinv, free), _pnorm(load, pinv, free), 1e-300)
     laws = _Laws(e_n, e_t)
@@ -204,6 +208,14 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         lam = f[:, 0]
         settled = not np.any(rows.mu * np.abs(lam - rows.kinetic) * sd[:, 1:].max(axis=1) > gap_tolerance)
         rows.kinetic[:] = lam
+        # a row that gave more than `give` under the force it took (a landing's new rows carry no λ̃) is stiffened
+        deep = e_n * lam > give
+        if deep.any():
+            settled = False
+            e_n = np.where(deep, 0.5 * give / np.where(deep, lam, 1.0), e_n)
+            laws = _Laws(e_n, e_t)
+            target[:, 0] += e_n * carried - preload
+            preload = e_n * carried
         if settled or it >= max_iterations:
             break
         bound = rows.mu * lam
