@@ -19,11 +19,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import core  # noqa: E402
-import core.contact.penalty as penalty  # noqa: E402
+import core.contact.problem as problem  # noqa: E402
 import core.contact.stage as stage  # noqa: E402
 import core.solve.linear_system as linear_system  # noqa: E402
 import core.world as world_module  # noqa: E402
-from core.contact.friction_memory import FrictionMemory  # noqa: E402
 from core.fem.force_model import ForceModel  # noqa: E402
 from core.geometry.obj import load_obj  # noqa: E402
 from part_timers import Timers  # noqa: E402
@@ -59,17 +58,12 @@ def instrument(timers):
             (ForceModel, "forces", "implicit solve: elastic forces"),
             (linear_system.BlockSparseSystem, "__init__", "implicit solve: assembly"),
             (linear_system.BlockSparseSystem, "apply", "implicit solve: stiffness products"),
-            (penalty.ContactPenalty, "product", "implicit solve: penalty products"),
-            (penalty.ContactPenalty, "precondition", "implicit solve: penalty preconditioner"),
-            (stage.ContactStage, "predict", "contact prediction: other"),
-            (FrictionMemory, "friction_rows", "contact prediction: friction rows"),
-            (stage.ContactStage, "solve", "contact correction: other"),
-            (stage, "solve_contacts", "contact correction: MPRGP"),
-            (FrictionMemory, "update", "contact correction: friction memory"),
-            (stage, "correction_report", "contact correction: report"),
-            (stage.ContactStage, "stabilize", "post-stabilisation"),
-            (stage.ContactStage, "_gather", "contact detection (both)"),
-            (stage.ContactStage, "_edge_rows", "contact detection: edge rows (both)")]:
+            (stage.ContactStage, "problem", "contact rows: other"),
+            (problem.ContactProblem, "solve", "implicit solve: contact solve"),
+            (stage.ContactStage, "finish_problem", "contact report"),
+            (stage.ContactStage, "resist_rolling", "rolling resistance"),
+            (stage.ContactStage, "_gather", "contact detection: vertex rows"),
+            (stage.ContactStage, "_edge_rows", "contact detection: edge rows")]:
         if hasattr(owner, name):
             timers.wrap(owner, name, label)
         else:

@@ -1,10 +1,10 @@
 """Contact stage timings: 100k render vertices on a 10k-triangle collider, and two 70k-vertex bodies touching.
 
-Prints the median time per substep of the contact solve (detection + response) and of the
-post-stabilisation, each called alone, and of the contact work of a World substep: predict (detection +
-penalty rows), solve with those rows, and post-stabilisation when a point ended inside; with the numba
-compile (first calls) reported separately, the median CPU time of that substep (all threads; less
-sensitive to other processes on a shared machine) and the load average.
+Prints the median time per substep of the contact stage's work outside the implicit solve: a World substep's
+detection (the step's contact rows as one problem, ContactStage.problem) and its report (finish_problem); with the
+numba compile (first calls) reported separately, the median CPU time of that work (all threads; less sensitive to
+other processes on a shared machine) and the load average. (The contact solve runs inside the implicit solve:
+benchmarks/drop_steps.py and bunny_step.py time it.)
 Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/contact.py
 """
 import os
@@ -54,50 +54,33 @@ def body(n_lat, n_lon, radius, centre, resolution):
     return tm
 
 
-def time_stage(stage, x, v, invm, counts, dt):
-    """Median ms of solve and stabilize called alone, and of a World substep's contact work: predict (the
-    penalty rows), solve with them, stabilize when a point ended inside; plus its median CPU ms."""
+def time_stage(stage, x, v, counts, dt):
+    """Median ms of a World substep's detection (stage.problem) and report (stage.finish_problem), and their median
+    CPU ms."""
+    margin = stage.settings.margin
     first = time.perf_counter()
-    stage.solve(x, v.copy(), invm, dt, counts)
-    stage.stabilize(x.copy(), invm, dt, counts)
-    stage.predict(x, v, invm, dt, counts)
+    stage.finish_problem(stage.problem(x, v, dt, counts, margin), x, x + dt * v, dt)
     compile_s = time.perf_counter() - first
-    solve, stab = [], []
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        stage.solve(x, v.copy(), invm, dt, counts)
-        t1 = time.perf_counter()
-        stage.stabilize(x.copy(), invm, dt, counts)
-        solve.append(t1 - t0)
-        stab.append(time.perf_counter() - t1)
-    predict, world, cpu = [], [], []
-    stabilized = 0
+    detect, finish, cpu = [], [], []
+    rows = 0
     for _ in range(REPEATS):
         c0 = time.process_time()
         t0 = time.perf_counter()
-        penalty = stage.predict(x, v, invm, dt, counts)
+        problem = stage.problem(x, v, dt, counts, margin)
         t1 = time.perf_counter()
-        # the rows' impulses over the motion dt v (World computes them from its Newton result; not timed)
-        impulse = None if penalty is None else penalty.impulses(dt * v, dt)
+        stage.finish_problem(problem, x, x + dt * v, dt)
         t2 = time.perf_counter()
-        stage.solve(x, v.copy(), invm, dt, counts, penalty=penalty, penalty_impulse=impulse)
-        if stage.penetrating:
-            stage.stabilize(x.copy(), invm, dt, counts, penalty=penalty)
-            stabilized += 1
-        t3 = time.perf_counter()
         cpu.append(time.process_time() - c0)
-        predict.append(t1 - t0)
-        world.append(t3 - t2 + t1 - t0)
+        detect.append(t1 - t0)
+        finish.append(t2 - t1)
+        rows = 0 if problem is None else len(problem)
     ms = lambda a: np.median(a) * 1e3  # noqa: E731
-    return dict(compile=compile_s, solve=ms(solve), stab=ms(stab), predict=ms(predict), world=ms(world),
-                cpu=ms(cpu), stabilized=stabilized, contacts=len(stage.contacts))
+    return dict(compile=compile_s, detect=ms(detect), finish=ms(finish), cpu=ms(cpu), rows=rows)
 
 
 def report(label, r):
-    print(f"{label}: solve {r['solve']:.1f} ms + stabilisation {r['stab']:.1f} ms = {r['solve'] + r['stab']:.1f} ms; "
-          f"World substep (predict {r['predict']:.1f} ms + solve + stabilisation in {r['stabilized']}/{REPEATS}) "
-          f"{r['world']:.1f} ms, CPU {r['cpu']:.1f} ms ({r['contacts']} contacts; first calls incl. compile "
-          f"{r['compile']:.1f} s)")
+    print(f"{label}: detection {r['detect']:.1f} ms + report {r['finish']:.1f} ms, CPU {r['cpu']:.1f} ms "
+          f"({r['rows']} rows; first calls incl. compile {r['compile']:.1f} s)")
 
 
 def main():
@@ -123,7 +106,7 @@ def main():
     x = sphere.x.copy()
     v = sphere.v + dt * np.array([0.0, 0.0, -9.81])
     report(f"1) {len(tm.embedding.tet)} render vertices ({tm.num_nodes} cage nodes) vs {len(ct)}-triangle collider",
-           time_stage(stage, x, v, np.full(len(x), 1.0), [len(x)], dt))
+           time_stage(stage, x, v, [len(x)], dt))
 
     a = body(175, 400, 0.5, (-0.5, 0.0, 0.0), 12)              # 70,002 render vertices each
     b = body(175, 400, 0.5, (0.5 + 0.0005, 0.0, 0.0), 12)
@@ -135,7 +118,7 @@ def main():
     v[:a.num_nodes, 0] = 0.1
     v[a.num_nodes:, 0] = -0.1
     report(f"2) two {len(a.embedding.tet)}-vertex bodies touching",
-           time_stage(stage, x, v, np.ones(len(x)), [a.num_nodes, b.num_nodes], dt))
+           time_stage(stage, x, v, [a.num_nodes, b.num_nodes], dt))
 
 
 if __name__ == "__main__":

@@ -6,8 +6,7 @@ on a 10 m plane (thickness 0.02 m) with the add-on's defaults (E = 1e5 Pa, ν = 
 each classed as in the air (no CG iteration: free fall), in flight (CG iterations, no contact) or in contact. Prints
 per class the median ms per step, its CG iterations, and the median exclusive time of each part (functions timed in
 place, benchmarks/part_timers.py), with the load average. Repeat it a few times: the machine is shared.
---solver mlcp: contact as one problem (ContactSettings.solver, issue 49) in place of the default.
-Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/drop_steps.py [--solver mlcp]
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/drop_steps.py
 """
 import argparse
 import collections
@@ -29,34 +28,29 @@ from part_timers import Timers  # noqa: E402
 
 STEPS = 236
 DT = 1.0 / 96.0
-PARTS = ((stage.ContactStage, "predict", "contact prediction"), (stage.ContactStage, "solve", "contact correction"),
-         (stage.ContactStage, "stabilize", "contact stabilisation"), (stage.ContactStage, "resist_rolling", "rolling"),
-         (stage.ContactStage, "problem", "contact detection (one problem)"),
-         (problem.ContactProblem, "solve", "contact solve (one problem)"),
+PARTS = ((stage.ContactStage, "resist_rolling", "rolling"), (stage.ContactStage, "problem", "contact detection"),
+         (problem.ContactProblem, "solve", "contact solve"),
          (force_model.ForceModel, "update_rotations", "rotations"), (force_model.ForceModel, "forces", "forces"),
          (force_model.ForceModel, "assemble_blocks", "assembly"), (implicit_step, "pcg", "CG"),
          (world_module, "implicit_step", "implicit step (rest)"), (world_module.World, "_step", "World.step (rest)"))
 
 
-def drop(solver="penalty"):
-    """The ball 2 m above the plane, at the add-on's defaults (contact solver `solver`)."""
+def drop():
+    """The ball 2 m above the plane, at the add-on's defaults."""
     v, f = icosphere(5, 0.5, (0.0, 0.0, 2.5))
     mesh = core.tetrahedralize(v, f, resolution=12, mode="cage")
     mesh.embedding.triangles = f
     world = core.World(settings=core.SolverSettings(cg_iterations=50, preconditioner="jacobi"))
     world.add_body(mesh, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, friction=0.5,
                                        damping_stiffness=0.01))
-    world.contact_settings.solver = solver
     plane = np.array([[-5.0, -5.0, 0.0], [5.0, -5.0, 0.0], [5.0, 5.0, 0.0], [-5.0, 5.0, 0.0]])
     world.add_collider(plane, np.array([[0, 1, 2], [0, 2, 3]]), friction=0.5, thickness=0.02, name="Plane")
     return world, mesh
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--solver", choices=("penalty", "mlcp"), default="penalty")
-    args = parser.parse_args()
-    world, mesh = drop(args.solver)
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    world, mesh = drop()
     timers = Timers()
     for owner, name, label in PARTS:
         timers.wrap(owner, name, label)
@@ -69,12 +63,12 @@ def main():
         world.step(DT)
         spent = time.perf_counter() - t0
         s = world.stats
-        kind = "contact" if s.get("penalty_rows") or s.get("contact_rows") or s["contacts"] else ("air" if s["cg_iterations"] == 0 else "flight")
+        kind = "contact" if s.get("contact_rows") or s["contacts"] else ("air" if s["cg_iterations"] == 0 else "flight")
         total[kind].append(spent)
         iterations[kind].append(s["cg_iterations"])
         for label, seconds in timers.seconds.items():
             parts[kind][label].append(seconds)
-    print(f"icosphere drop in core, {mesh.num_tets} tets, add-on defaults (block-Jacobi), {args.solver}, {STEPS} steps; "
+    print(f"icosphere drop in core, {mesh.num_tets} tets, add-on defaults (block-Jacobi), {STEPS} steps; "
           f"load {os.getloadavg()[0]:.2f}")
     for kind in ("air", "flight", "contact"):
         if not total[kind]:

@@ -71,15 +71,15 @@ def instrument(softfem, timers):
     core, addon = softfem.core, softfem.addon
     world_module = sys.modules[core.World.__module__]
     stage = sys.modules[core.World.__module__.rpartition(".")[0] + ".contact.stage"]
+    problem = sys.modules[core.World.__module__.rpartition(".")[0] + ".contact.problem"]
 
     parts = [
         (core.World, "step", ": other (copies, checks)", lambda: "step"),
         (world_module, "implicit_step", ": FEM (Newton + CG)", lambda: "implicit solve"),
-        (stage.ContactStage, "predict", ": contact prediction (penalty rows)", lambda: "prediction"),
-        (stage.ContactStage, "stabilize", ": contact other", lambda: "stabilisation"),
-        (stage.ContactStage, "solve", ": contact correction other", None),
+        (stage.ContactStage, "problem", ": contact rows other", lambda: "contact rows"),
         (stage.ContactStage, "_gather", ": contact detection", None),
-        (stage, "solve_contacts", ": contact response", None),
+        (problem.ContactProblem, "solve", ": contact solve", None),
+        (stage.ContactStage, "resist_rolling", ": rolling resistance", lambda: "rolling"),
         (addon.session, "signature", "add-on: signature", None),
         (addon.animated_shape, "frame_targets", "add-on: pin targets", None),
         (addon.colliders, "frame_targets", "add-on: collider read", None),
@@ -132,8 +132,8 @@ def main():
         assert sess.error is None and sess.current == f, sess.error
         parts = dict(timers.seconds)
         solver = sum(v for k, v in parts.items() if k.startswith("solver"))
-        contact = sum(v for k, v in parts.items() if k.startswith("solver") and "contact" in k.split(":")[1]
-                      or k.startswith("solver stabilisation"))
+        contact = sum(v for k, v in parts.items() if k.startswith("solver") and ("contact" in k.split(":")[1]
+                      or k.startswith("solver rolling")))
         addon_time = sum(v for k, v in parts.items() if k.startswith("add-on"))
         rows["frame_set (wall: everything)"].append(wall)
         rows["World.step (solver)"].append(solver)

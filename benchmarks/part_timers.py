@@ -6,8 +6,8 @@ import time
 
 class Timers:
     """Seconds per named part (`seconds`, cleared by the caller), by wrapping functions in place. A part's time
-    excludes the timed parts it calls; parts timed inside a solver phase (prediction, implicit solve with the
-    correction after it, stabilisation) are labelled with it."""
+    excludes the timed parts it calls; parts timed inside a solver phase (e.g. detection, the implicit solve) are
+    labelled with it."""
 
     def __init__(self):
         self.seconds = collections.defaultdict(float)

@@ -23,7 +23,6 @@ from .solve.static import solve_static
 from .state import State
 from .warm_start import LastMotion
 from .tetmesh import TetMesh
-from .upright import keep_tets_upright
 
 __all__ = ["World", "SolverSettings"]
 
@@ -67,11 +66,7 @@ class World:
         self._pin_target_set = np.zeros(0, dtype=bool)
         self._driven = np.zeros(0, dtype=bool)   # nodes of bodies driven through the next step (Body.drive)
         self._goals = Goals()
-        # Contact: colliders and body surfaces, solved after each Newton iteration's solve as
-        # correct(state, x_n, v_n, dt), which corrects state.x / state.v in place.
-        self._contact = ContactStage()
-        self._correct = self._contact_correct
-        self._penalty = None
+        self._contact = ContactStage()   # colliders and body surfaces: the step's contact problem
         self._sleep = Sleep()
         self.sleeping = True
         self._multigrid = Multigrid()   # the CG preconditioner's aggregates, kept across steps
@@ -127,7 +122,7 @@ class World:
         self._model = model
         self._edges.append(mean_edge(mesh.nodes, mesh.tets))
         self._threads = ElementThreads(model.num_tets)
-        self._inv_mass = np.where(model.pinned, 0.0, 1.0 / model.mass)   # contact response: 0 for pinned nodes
+        self._inv_mass = np.where(model.pinned, 0.0, 1.0 / model.mass)   # rolling resistance: 0 for pinned nodes
         self._specs = specs
         self._force_model = None
         self._pin_target = np.concatenate([self._pin_target, mesh.nodes])
@@ -263,7 +258,7 @@ class World:
                 self._forget_targets()
                 self._contact.finish_step()
                 self.stats = {"asleep": len(self.bodies), "settling": 0, "newton_iterations": 0, "cg_iterations": 0,
-                              "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0, "penalty_rows": 0,
+                              "cg_iterations_sum": 0, "cg_residual": 0.0, "degenerate_tets": 0, "contact_rows": 0,
                               "contacts": len(self._contact.contacts),
                               "seconds": {"total": time.perf_counter() - t0}}
                 return
@@ -272,35 +267,7 @@ class World:
                 kinematic = self._model.pinned | self._driven
                 target[held] = np.where(kinematic[held, None], target[held], backup.x[held])
                 inv_mass = np.where(held, 0.0, inv_mass)
-        if self._contact.settings.solver == "mlcp":
-            self._step_one_problem(dt, t0, backup, target, held, inv_mass)
-            return
-        # The contacts this step would make, predicted from the velocity under gravity alone (pins moving to
-        # their targets), enter the implicit solve as penalty rows: each body (or pile of touching bodies)
-        # answers them through its stiffness. The correction after the solve (_contact_correct) then removes
-        # what the penalty left, with friction, and catches contacts the prediction missed.
-        guess = backup.v.copy()
-        add_rows(guess, None, dt * self._gravity)
-        guess[held] = (target[held] - backup.x[held]) / dt
-        self._step_inv_mass = inv_mass
-        with solver_threads(self._model.num_tets):
-            self._penalty = self._contact.predict(backup.x, guess, inv_mass, dt, self._node_counts(),
-                                                  v_last=backup.v)
-        stats = self._implicit_step(dt, backup, target, held, correct=self._correct, penalty=self._penalty,
-                                    grow=self._grow(backup, inv_mass, dt))
-        stats["penalty_rows"] = 0 if self._penalty is None else len(self._penalty)
-        self._forget_targets()
-        t1 = time.perf_counter()
-        if self._contact.penetrating:
-            solved = self._state.x.copy()
-            with solver_threads(self._model.num_tets):
-                self._contact.stabilize(self._state.x, inv_mass, dt, self._node_counts(),
-                                        penalty=self._penalty)
-            keep_tets_upright(self._model.tets, solved, self._state.x)
-        with solver_threads(self._model.num_tets):
-            self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
-        stats["seconds"]["contact_stabilization"] = time.perf_counter() - t1
-        self._finish_step(stats, backup, dt, t0)
+        self._step_one_problem(dt, t0, backup, target, held, inv_mass)
 
     def _implicit_step(self, dt, backup, target, held, **contact):
         """The step's implicit solve (core.solve.implicit_step; `contact`: its contact arguments) from `backup`;
@@ -411,7 +378,7 @@ class World:
 
     @property
     def contact_settings(self):
-        """core.contact.ContactSettings of this world (iterations, stabilisation, body thickness...)."""
+        """core.contact.ContactSettings of this world (search depth, body thickness, edge contacts...)."""
         return self._contact.settings
 
     def _node_damping(self):
@@ -420,26 +387,6 @@ class World:
 
     def _node_counts(self):
         return [b - a for a, b in self._model.node_ranges]
-
-    def _grow(self, backup, inv_mass, dt):
-        """The implicit step's `grow` for this step's contact rows (None without any)."""
-        if self._penalty is None:
-            return None
-
-        def grow(x):
-            with solver_threads(self._model.num_tets):
-                return self._contact.grow(self._penalty, backup.x, x, backup.v, inv_mass, dt)
-        return grow
-
-    def _contact_correct(self, state, x_n, v_n, dt):
-        penalty = self._penalty
-        impulse = None if penalty is None else penalty.impulses(state.x - x_n, dt)
-        with solver_threads(self._model.num_tets):
-            corrected = self._contact.solve(x_n, state.v, self._step_inv_mass, dt, self._node_counts(),
-                                            penalty=penalty, penalty_impulse=impulse)
-        if corrected:
-            np.multiply(state.v, dt, out=state.x)
-            state.x += x_n
 
     def _smooth_motion(self, stats):
         """Per body, whether its last step's motion predicts its next (the CG's extrapolated warm start): backward

@@ -1,4 +1,4 @@
-"""Contact: BVH detection, continuous point–triangle tests and Coulomb-friction pseudo-impulses."""
+"""Contact: BVH detection, continuous point–triangle and edge tests, and the step's rows solved as one problem."""
 from .colliders import Collider, ContactSettings  # noqa: F401
 from .stage import ContactStage  # noqa: F401
 

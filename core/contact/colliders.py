@@ -10,47 +10,31 @@ from ..geometry.meshinput import edges_balanced, welded_triangles
 class ContactSettings:
     """Contact knobs.
 
-    iterations: cap on MPRGP (projected CG) iterations per contact solve and friction pass (default 50).
-    tolerance: the solve stops when every contact velocity is within this of its target (m/s, default 1e-3).
-    stabilization: fraction of the leftover penetration removed per step by post-stabilisation (0.25).
-    max_correction_speed: cap on the post-stabilisation push-out speed, m/s (default 0.5): a body that
-        starts deep inside a collider is pushed out gradually, never launched.
+    max_correction_speed: the most a point that starts inside a collider or another body is pushed out, m/s
+        (default 0.5): a body that starts deep inside comes out gradually, never launched.
     search_depth: how deep below a closed surface a point is still found and pushed out, m (0.01).
     body_thickness: contact distance kept between two soft bodies' render surfaces, m (0.001).
     margin: contacts whose predicted gap is below this are kept in the solve, m (1e-4).
     max_contacts_per_point: constraints kept per render vertex (the most violated), default 4.
-    slop: penetration left to the penalty rows of the implicit solve, m (default 5e-4): the correction after
-        the solve pushes out only what lies deeper.
     edge_contacts: also hold the bodies' render edges against the colliders' and the other bodies' sharp (feature)
         edges (default True); False: render vertices against triangles only, and a sharp edge (a step, a thin bar,
         a tilted cube's) cuts between a coarse body's vertices.
     rolling_resistance: η of core.contact.rolling: a contact patch brakes rolling with a torque of at most η times
         its radius times its normal force (default 0.1; 0: no rolling resistance).
-    solver: "penalty" (default: penalty rows in the implicit solve, then the correction) or "mlcp" (contact as one
-        problem: core.contact.problem; being built beside the other, issue 49).
     """
 
-    def __init__(self, iterations=50, tolerance=1e-3, stabilization=0.25, max_correction_speed=0.5,
-                 search_depth=0.01, body_thickness=0.001, margin=1e-4, max_contacts_per_point=4, slop=5e-4,
-                 edge_contacts=True, rolling_resistance=0.1, solver="penalty"):
-        self.iterations = int(iterations)
-        self.tolerance = float(tolerance)
-        self.stabilization = float(stabilization)
+    def __init__(self, max_correction_speed=0.5, search_depth=0.01, body_thickness=0.001, margin=1e-4,
+                 max_contacts_per_point=4, edge_contacts=True, rolling_resistance=0.1):
         self.max_correction_speed = float(max_correction_speed)
         self.search_depth = float(search_depth)
         self.body_thickness = float(body_thickness)
         self.margin = float(margin)
         self.max_contacts_per_point = int(max_contacts_per_point)
-        self.slop = float(slop)
         self.edge_contacts = bool(edge_contacts)
         self.rolling_resistance = float(rolling_resistance)
-        if solver not in ("penalty", "mlcp"):
-            raise InvalidInputError(f"solver must be 'penalty' or 'mlcp', got {solver!r}")
-        self.solver = solver
-        numbers = (self.tolerance, self.stabilization, self.max_correction_speed, self.search_depth,
-                   self.body_thickness, self.margin, self.slop, self.rolling_resistance)
-        if self.iterations < 1 or self.max_contacts_per_point < 1 or not all(
-                np.isfinite(x) and x >= 0 for x in numbers) or self.stabilization > 1:
+        numbers = (self.max_correction_speed, self.search_depth, self.body_thickness, self.margin,
+                   self.rolling_resistance)
+        if self.max_contacts_per_point < 1 or not all(np.isfinite(x) and x >= 0 for x in numbers):
             raise InvalidInputError(f"invalid contact settings: {vars(self)}")
 
 

@@ -12,8 +12,8 @@ CHUNK = 256         # points per parallel work item (buffers are allocated per c
 BARY_TOLERANCE = 0.003   # a point may project this far (in barycentric units) past a triangle edge
 # A side hint tells the side of the triangles within 60° of it: across a sharper fold of an open mesh (a cup's wall
 # and its floor, at 90°) the hint says nothing of the other face, and taken there as "the side n·hint ≥ 0" it put a
-# cube resting in the cup on the floor's underside, pushed down through it against the plane below (the two rows'
-# post-stabilisation threw a cage node 1e14 m)
+# cube resting in the cup on the floor's underside, pushed down through it against the plane below (a cage node
+# was thrown 1e14 m)
 HINT_COSINE = 0.5
 
 

@@ -5,8 +5,7 @@ bookkeeping point of its own, numbered after the render points (edge e is point 
 row like a vertex–triangle row: its stencil is the 8 nodes of the body edge's two points ((1−s) w_a, s w_b),
 its `move` the collider edge's motion at the contact.
 
-Edge contacts are frictionless and keep no friction state between steps (only their normal force, for the
-next step's penalty sag): the contact point slides along both edges as they move, so there is no material
+Edge contacts are frictionless and keep no friction state between steps: the contact point slides along both edges as they move, so there is no material
 point to anchor, and a body's friction at a sharp edge comes from its vertex rows on the faces beside it.
 Measured with Coulomb friction on the edge rows (μ as the collider's): the subdivided Suzanne of
 test_shape_recovery, landing across a step edge of 2 cm thickness, stayed perched on the edge's rounded

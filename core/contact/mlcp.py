@@ -40,7 +40,7 @@ class ContactRows:
     """The rows of one step: stencil (node (R,S), coef (R,S)), frame (R,3,3): normal then two tangents (unit,
     orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row after a solve: active (R,) bool (pressed),
     force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), kinetic (R,): λ̃, the normal force the friction bound is
-    scaled with (the warm start of the next step's, whose row starts its normal give taken back), stretch (R,3): the tangential give where the row ends, within
+    scaled with (the warm start of the next step's), stretch (R,3): the tangential give where the row ends, within
     its stick zone, in world coordinates (the next step's row of the same point starts from it: its friction anchor)."""
 
     def __init__(self, node, coef, normal, target_n, target_t, mu):
@@ -230,7 +230,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     reach = e_t * bound
     give *= np.where(length > reach, reach / np.where(length > 0.0, length, 1.0), 1.0)[:, None]
     rows.stretch[:] = np.einsum("rkd,rk->rd", rows.frame[:, 1:], give)
-    deepest = float(np.max(target[:, 0] - preload - u[:, 0], initial=0.0))
+    deepest = float(np.max(target[:, 0] - u[:, 0], initial=0.0))
     return Solve(it, newton, res <= tolerance and settled, res, max(deepest, 0.0))
 
 

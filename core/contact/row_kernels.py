@@ -1,5 +1,6 @@
 """The contact rows' numba kernels: their frames, J dx (project), Jᵀ f (spread), diag(J A_d⁻¹ Jᵀ), A_d⁻¹ v and
-Jᵀ W J's blocks (curvature_blocks) and their sum folded into A's diagonal blocks (fold_diagonal)."""
+Jᵀ W J's blocks (curvature_blocks), their sum folded into A's diagonal blocks (fold_diagonal) and their product with a
+vector (curvature_product)."""
 import math
 
 import numpy as np
@@ -157,3 +158,36 @@ def fold_diagonal(node, coef, k, pinv):
                     blocks[slot[j], q, t] += a * k[b, q, t]
     for i in range(m):
         mat3.store(pinv, touched[i], mat3.inverse(mat3.load(blocks, i)))
+
+
+@njit(cache=True)
+def curvature_product(node, coef, k, blocks, p, free, out):
+    """out += S Σ_b J_bᵀ K_b J_b p over the given blocks (S zeroes constrained nodes); returns p·(the addition)."""
+    acc = 0.0
+    for i in range(blocks.shape[0]):
+        b = blocks[i]
+        u0 = u1 = u2 = 0.0     # J p
+        f0 = f1 = f2 = 0.0     # J S p
+        for s in range(node.shape[1]):
+            j = node[b, s]
+            if j >= 0:
+                a = coef[b, s]
+                u0 += a * p[j, 0]
+                u1 += a * p[j, 1]
+                u2 += a * p[j, 2]
+                a *= free[j]
+                f0 += a * p[j, 0]
+                f1 += a * p[j, 1]
+                f2 += a * p[j, 2]
+        w0 = k[b, 0, 0] * u0 + k[b, 0, 1] * u1 + k[b, 0, 2] * u2
+        w1 = k[b, 1, 0] * u0 + k[b, 1, 1] * u1 + k[b, 1, 2] * u2
+        w2 = k[b, 2, 0] * u0 + k[b, 2, 1] * u1 + k[b, 2, 2] * u2
+        acc += f0 * w0 + f1 * w1 + f2 * w2
+        for s in range(node.shape[1]):
+            j = node[b, s]
+            if j >= 0:
+                a = free[j] * coef[b, s]
+                out[j, 0] += a * w0
+                out[j, 1] += a * w1
+                out[j, 2] += a * w2
+    return acc

@@ -5,6 +5,10 @@ from ..carry import take
 from ..errors import InvalidInputError
 from ..jit import njit
 
+# m: how far below an open (two-sided) surface a point held on its side is still found, and how near it a point of an
+# initial overlap counts as come out on its side
+OPEN_DEPTH = 1e-3
+
 
 def body_source(body):
     """The surface id of bodies (collider c's is c): −2 − body, so −1 is none and ids stay put as colliders are
@@ -67,11 +71,10 @@ class SideHints:
         return restore
 
     def below_open(self, settings):
-        """How deep below an open surface points are found (and their side hints hold): twice the slop (as deep
-        as the correction leaves points the penalty rows hold); while points of an initial overlap wait for their
-        side (see ContactStage._choose_sides_of_initial_overlap), as deep as the deepest of them started, and at
-        least search_depth."""
-        return max(settings.search_depth, self.initial_depth) if self.pending else 2.0 * settings.slop
+        """How deep below an open surface points are found (and their side hints hold): OPEN_DEPTH; while points of
+        an initial overlap wait for their side (see ContactStage._choose_sides_of_initial_overlap), as deep as the
+        deepest of them started, and at least search_depth."""
+        return max(settings.search_depth, self.initial_depth) if self.pending else OPEN_DEPTH
 
     def take_initial(self, point, side, source, depth):
         """The render points `point` take the side `side` (their bulk's) of the open surfaces `source` they start
@@ -84,26 +87,16 @@ class SideHints:
         self.hinted = np.union1d(self.hinted, point)
         self.pending = bool(len(point))
 
-    def keep_pressed(self, point, normal, source):
-        """The points `point` of normal rows with `normal` against the surfaces `source` keep that side for the step,
-        unless they have one."""
-        fresh = ~np.any(self.hint[point] != 0.0, axis=1)
-        self.hint[point[fresh]] = normal[fresh]
-        self.source[point[fresh]] = source[fresh]
-        self.hinted = np.union1d(self.hinted, point[fresh])
-
-    def after_correction(self, ids, pen_point, pen_normal, pen_tangent, pen_source, point, normal, source, gap, slop,
-                         two_sided):
-        """After the correction (its rows: point, normal, source, gap; ids: their points and the held penalty
-        rows'): the hints are the rows' normals (see set_side_hints; two_sided (colliders' flags, bodies' flags));
-        a render point of an initial overlap found near the surface (gap ≥ −2 slop) on its chosen side goes on by
-        its contacts, one not yet found keeps its side."""
-        set_side_hints(self.hint, self.source, self.hinted, pen_point, pen_normal, pen_tangent, pen_source, point,
-                       normal, source, *two_sided)
+    def after_solve(self, ids, point, normal, source, gap, two_sided):
+        """After the step's solve (its rows: point, normal, source, gap; ids: their points): the hints are the rows'
+        normals (see set_side_hints; two_sided (colliders' flags, bodies' flags)); a render point of an initial overlap
+        found near the surface (gap ≥ −OPEN_DEPTH) on its chosen side goes on by its contacts, one not yet found keeps
+        its side."""
+        set_side_hints(self.hint, self.source, self.hinted, point, normal, source, *two_sided)
         self.hinted = ids
         if self.pending:   # (render points; edges take no initial side)
             npts = len(self.initial)
-            self.initial[point[(gap >= -2.0 * slop) & (point < npts)]] = 0.0
+            self.initial[point[(gap >= -OPEN_DEPTH) & (point < npts)]] = 0.0
             waiting = np.any(self.initial != 0.0, axis=1) & ~np.any(self.hint[:npts] != 0.0, axis=1)
             self.hint[:npts][waiting] = self.initial[waiting]
             self.source[:npts][waiting] = self.initial_source[waiting]
@@ -120,19 +113,13 @@ def _indices(carried, name, n):
 
 
 @njit(cache=True)
-def set_side_hints(side_hint, hint_source, hinted, pen_point, pen_normal, pen_tangent, pen_source, point, normal,
-                   source, collider_two_sided, body_two_sided):
-    """Clear the side hints of the points `hinted`; set those of the normal penalty rows' points to the rows'
-    normals and surfaces (a point held by its penalty rows alone keeps its side of a two-sided surface), then those
-    of the correction rows' points to theirs: a point's last row wins, but a one-sided surface's (which no render
-    point's detection reads) never replaces a two-sided one's."""
+def set_side_hints(side_hint, hint_source, hinted, point, normal, source, collider_two_sided, body_two_sided):
+    """Clear the side hints of the points `hinted`, then set those of the rows' points to the rows' normals and
+    surfaces: a point's last row wins, but a one-sided surface's (which no render point's detection reads) never
+    replaces a two-sided one's."""
     for p in hinted:
         side_hint[p] = 0.0
         hint_source[p] = -1
-    for r in range(pen_point.shape[0]):
-        if not pen_tangent[r]:
-            _set_hint(side_hint, hint_source, pen_point[r], pen_normal[r], pen_source[r], collider_two_sided,
-                      body_two_sided)
     for c in range(point.shape[0]):
         _set_hint(side_hint, hint_source, point[c], normal[c], source[c], collider_two_sided, body_two_sided)
 

@@ -1,4 +1,5 @@
-"""The contact stage a World runs inside its Newton loop: detection, friction response, post-stabilisation."""
+"""The contact stage of a World: its colliders and body surfaces, the step's contact rows (detection) as one problem,
+the contacts it solved, rolling resistance."""
 import numpy as np
 
 from ..carry import take
@@ -6,18 +7,14 @@ from ..errors import InvalidInputError
 from ..geometry.winding import WindingNumber
 from .body_edges import BodyEdges, body_edge_rows
 from .colliders import Collider, ContactSettings
-from .contacts import Contacts, append_penalty_contacts
-from .correction import correction_report, correction_targets
+from .contacts import Contacts
 from .edge_rows import EDGE_STENCIL, collider_edge_rows
-from .friction_memory import FrictionMemory
 from .layout import build_layout
 from .live_colliders import LiveColliders
-from .penalty import ContactPenalty, predicted_rows
 from .problem import ContactProblem, RowMemory, distinct_rows, row_keys
-from .response import solve_contacts
 from .rolling import resist_rolling, rigid_spin
 from .row_sets import concat_rows, gather_rows
-from .sides import SideHints, row_sources
+from .sides import OPEN_DEPTH, SideHints, row_sources
 from .surface import BodySurface, point_positions
 
 
@@ -34,10 +31,8 @@ class ContactStage:
         self.colliders = []
         self.surfaces = []
         self.contacts = Contacts.empty()
-        self.penetrating = False   # set by solve(): a point no penalty row held ends it inside a surface
         self._layout = None        # the bodies' surfaces as one set (core.contact.layout), with its per-point state:
         self._sides = None         # side hints (SideHints)
-        self._memory = None        # friction memory (FrictionMemory)
         self._live = None          # the colliders with triangles (LiveColliders), built when first needed
         self._sides_checked = False   # see _choose_sides_of_initial_overlap
         self._row_memory = RowMemory()   # the last step's rows (core.contact.problem)
@@ -106,7 +101,7 @@ class ContactStage:
     def carried(self):
         """What the next step reads of this stage's past (names "contact.*"): the last rows' λ̃ and anchors, the
         colliders' positions (where the next step starts), which bodies each holds inside and whether that was
-        decided, whether the sides of an initial overlap were chosen, and the points' side hints and friction memory
+        decided, whether the sides of an initial overlap were chosen, and the points' side hints
         (once laid out)."""
         out = self._row_memory.carried("contact.row_")
         out["contact.collider_x"] = np.concatenate([c.start for c in self.colliders] + [np.zeros((0, 3))])
@@ -115,7 +110,6 @@ class ContactStage:
         out["contact.sides_checked"] = np.array(self._sides_checked)
         if self._sides is not None:
             out.update(self._sides.carried("contact.side_"))
-            out.update(self._memory.carried("contact.friction_"))
         return out
 
     def restorer(self, carried, node_counts):
@@ -132,7 +126,6 @@ class ContactStage:
         if "contact.side_hint" in carried and len(self.surfaces):
             self._prepare(np.zeros((sum(node_counts), 3)), node_counts)   # (the layout the hints are of)
             restore_sides = self._sides.restorer(carried, "contact.side_")
-            restore_friction = self._memory.restorer(carried, "contact.friction_")
 
         def restore():
             for c, a, b, held, k in zip(self.colliders, where[:-1], where[1:], holds, known):
@@ -144,7 +137,6 @@ class ContactStage:
                 self._layout = None    # (laid out again at the next step, as the carrying stage would be)
             else:
                 restore_sides()
-                restore_friction()
             self._sides_checked = checked
             restore_rows()
         return restore
@@ -159,7 +151,6 @@ class ContactStage:
             n = self._layout["num_points"]
             self._sides = SideHints(n, len(self._layout["nodes"]))
             self._sides_checked = False
-            self._memory = FrictionMemory(n)
 
     def _idle(self):
         return not self.surfaces or (not any(len(c.triangles) and c.active for c in self.colliders)
@@ -235,13 +226,10 @@ class ContactStage:
             return
         self.contacts = problem.finish(x0, x1, dt, self._layout["group"], len(self._layout["nodes"]))
         # the side hints: each detected row's point stays on the side its row holds it on
-        none = np.zeros(0, np.int64)
         two_sided = (np.array([not c.one_sided for c in self.colliders], np.bool_),
                      np.array([not sf.closed for sf in self.surfaces], np.bool_))
-        self._sides.after_correction(np.unique(problem.point), none, np.zeros((0, 3)), np.zeros(0, np.bool_), none,
-                                     problem.point, problem.rows.frame[:, 0].copy(),
-                                     row_sources(problem.collider, problem.other), problem.gap, self.settings.slop,
-                                     two_sided)
+        self._sides.after_solve(np.unique(problem.point), problem.point, problem.rows.frame[:, 0].copy(),
+                                row_sources(problem.collider, problem.other), problem.gap, two_sided)
 
     def _start(self, x0, v, node_counts, frac0):
         """Before a step's first detection: the layout for these bodies, the sides of an initial overlap; x0 and v as
@@ -255,135 +243,6 @@ class ContactStage:
 
     def _num_sources(self):
         return len(self.colliders) + len(self.surfaces)
-
-    # -- solves -------------------------------------------------------------------------------------
-    def predict(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, v_last=None):
-        """The contacts the motion x0 + dt v (all bodies' nodes; v a velocity guess) would violate, as a
-        ContactPenalty for the implicit solve (None if there are none). v_last: the nodes' velocities at the end
-        of the last step (default v), from which the friction springs' start is predicted (see friction_rows).
-        A row's stiffness is STIFFNESS times its effective mass, scaled down where many rows share nodes so no node's
-        diagonal block grows by more than NODE_STIFFNESS times its mass (CG would slow down)."""
-        if self._idle():
-            return None
-        x0, v = self._start(x0, v, node_counts, frac0)
-        v_last = v if v_last is None else np.ascontiguousarray(v_last, dtype=np.float64)
-        rows = self._predicted_rows(x0, v, v_last, v_last, inv_mass, dt, frac0, frac1)
-        if rows is None:
-            return None
-        node, coef, normal, r0, stiffness, point, collider, other, tangent, const, kappa, mu = rows
-        return ContactPenalty(np.ascontiguousarray(node), np.ascontiguousarray(coef), np.ascontiguousarray(normal),
-                              r0, stiffness, kappa, point, collider, other, tangent, const, mu, len(x0),
-                              tolerance=self.settings.margin)
-
-    def grow(self, penalty, x0, x, v_last, inv_mass, dt, frac0=0.0, frac1=1.0):
-        """Add to `penalty` (in place) the rows of the points that a solve's motion x0 -> x brings into contact and
-        that have none, pressing where it ends them inside; returns whether it added any. Predicted from the velocity
-        under gravity, a point the body's own motion brings in is missed; the correction after the solve then stops it
-        with velocity impulses on its nodes alone, which on a coarse cage's light outer nodes lift its neighbours (a
-        2 m Suzanne resting on a floor: three render points jumped 8 mm every other step, and it never slept)."""
-        x0 = np.ascontiguousarray(x0, dtype=np.float64)
-        v = (np.ascontiguousarray(x, dtype=np.float64) - x0) / dt
-        rows = self._predicted_rows(x0, v, v, np.ascontiguousarray(v_last, dtype=np.float64), inv_mass, dt, frac0,
-                                    frac1, skip=penalty.point)
-        if rows is None:
-            return False
-        penalty.add_rows(*rows)
-        return True
-
-    def _predicted_rows(self, x0, v, v_press, v_last, inv_mass, dt, frac0, frac1, skip=None):
-        """The penalty rows of the contacts the motion x0 + dt v would violate (but those of the points `skip`):
-        the arrays of a ContactPenalty; None if there are none. A row starts pressing if its point pushed last step
-        or the velocities v_press carry it inside; v_last predicts the friction springs' start."""
-        point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1)
-        if len(point) == 0:
-            return None
-        lay = self._layout
-        # A point (or render edge) pushed last step keeps its row while its predicted gap is within the slop: a row
-        # that came and went every other step (a point resting against a wall, predicted just clear of it one step
-        # and held on it the next) made a silicone Suzanne leaning on a box shake at 0.1 m/s for seconds.
-        # A row targets the surface, and pushes a point already inside back by at most `slop` per step: a faster
-        # push puts energy in (a Suzanne resting on a floor kept bouncing when pushed at max_correction_speed). Its
-        # multiplier carries the load (warm-started from the last step), so a resting point sits on the surface,
-        # not sagged into it.
-        keep, kappa, r0, pressing = predicted_rows(point, gap, normal, node, coef, move, v, v_press, inv_mass,
-                                                   self._memory.normal_force, dt, self.settings.slop,
-                                                   self.settings.margin)
-        if skip is not None:
-            keep &= ~np.isin(point, skip)
-        if not keep.any():
-            return None
-        mu = combined_friction(lay["mu"][point[keep]], mu_other[keep])
-        rows = self._memory.friction_rows(x0, v_last, dt, node[keep], coef[keep], normal[keep], r0[keep],
-                                          kappa[keep], pressing[keep], point[keep], collider[keep], other[keep],
-                                          move[keep], mu, more=skip is not None)
-        node, coef, normal, r0, stiffness, point, collider, other, tangent, const, kappa, mu = rows
-        # a point found on one side of a two-sided surface stays on it for this step's correction: one resting
-        # exactly on a plane that lifts off in the solve was otherwise taken to cross it from below, and held
-        # under it (the box of a tipping block sank through the plane)
-        pressed = ~tangent
-        self._sides.keep_pressed(point[pressed], normal[pressed], row_sources(collider[pressed], other[pressed]))
-        return rows
-
-    def solve(self, x0, v, inv_mass, dt, node_counts, frac0=0.0, frac1=1.0, penalty=None, penalty_impulse=None):
-        """Correct the node velocities v (N,3, in place) so that no render point ends the step
-        (positions x0 + dt v) through a collider or another body, with Coulomb friction.
-
-        x0, v, inv_mass: all bodies' nodes (in body order, node_counts per body): positions at the
-        start of the step, current velocities (the Newton iterate) and inverse lumped masses (0 for
-        pinned nodes). frac0, frac1: the part of the colliders' motion (start -> end) this step
-        covers. penalty, penalty_impulse: the ContactPenalty the implicit solve ran with and its rows'
-        normal impulses (N·s): they count in the friction bounds and in the reported forces. Records
-        self.contacts; returns the solver iterations used (0: no contact work).
-        """
-        self.penetrating = False
-        if self._idle():
-            self.contacts = Contacts.empty()
-            return 0
-        self._prepare(x0, node_counts)
-        x0 = np.ascontiguousarray(x0, dtype=np.float64)
-        work = np.ascontiguousarray(v, dtype=np.float64)
-        invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
-        point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, work, dt, frac0, frac1)
-        lay = self._layout
-        mu = combined_friction(lay["mu"][point], mu_other)
-        if penalty is not None:
-            live = penalty.holding()
-            pen = penalty.point[live], penalty_impulse[live], penalty.tangent[live], penalty.normal[live]
-            pen_source = row_sources(penalty.collider[live], penalty.other[live])
-        else:
-            pen = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.bool_), np.zeros((0, 3))
-            pen_source = np.zeros(0, np.int64)
-        # a point its penalty rows held may end up to `slop` deep: at rest they hold it a little below the
-        # surface, where they carry its weight; pushing it out in velocity kicks the light cage nodes around
-        # it through their tets (measured: 3 tets inverted in most steps of a Suzanne resting on a floor).
-        # Each point's penalty impulses are shared by its correction rows; points the correction no longer
-        # sees (pushed clear by the penalty) are reported on their own (`alone`).
-        ids, vmin, floor, mu_solve, share, held, alone = correction_targets(
-            point, gap, mu, *pen, self.settings.slop, dt, self._memory.slot)
-        lam_n = np.zeros(len(point))
-        lam_t = np.zeros((len(point), 3))
-        iters = solve_contacts(work, invm, node, coef, normal, vmin, mu_solve, floor, np.ascontiguousarray(move / dt),
-                               self.settings.iterations, self.settings.tolerance, lam_n, lam_t)
-        # does any point its penalty rows did not hold end the step inside (what post-stabilisation is for)?
-        impulse, ends, self.penetrating = correction_report(
-            point, node, coef, normal, gap, move, x0, work, dt, lam_n, lam_t, floor, share, held,
-            -self.settings.tolerance * dt, len(lay["nodes"]))
-        if penalty is not None:
-            self._memory.drag_anchors(penalty, work * dt)
-        self._memory.update(point, impulse, normal, node, coef, other, x0, work, dt, lay["nodes"], lay["weights"])
-        if work is not v:
-            v[...] = work
-        two_sided = (np.array([not c.one_sided for c in self.colliders], np.bool_),
-                     np.array([not sf.closed for sf in self.surfaces], np.bool_))
-        self._sides.after_correction(ids, pen[0], pen[3], pen[2], pen_source, point, normal,
-                                     row_sources(collider, other), gap, self.settings.slop, two_sided)
-        contacts = Contacts(ends, normal, np.maximum(0.0, -gap), impulse / dt, lay["group"][point], collider, other)
-        if alone.any():
-            rows = np.zeros(len(penalty), np.bool_)
-            rows[np.flatnonzero(live)[alone]] = True
-            contacts = append_penalty_contacts(contacts, lay, x0, work, dt, penalty, rows, penalty_impulse)
-        self.contacts = contacts
-        return iters
 
     def resist_rolling(self, x, v, inv_mass, dt):
         """Brake the rolling of each patch of the step's contacts (core.contact.rolling) at the end of the step:
@@ -422,7 +281,7 @@ class ContactStage:
         away = np.einsum("cd,cd->c", bulk[lay["group"][point]] - p, normal) + gap < 0.0
         wrong = away & ~closed[collider] & (gap < depth)
         self._sides.take_initial(point[wrong], -normal[wrong], collider[wrong],
-                                 gap[wrong].max(initial=0.0) + 2.0 * self.settings.slop)
+                                 gap[wrong].max(initial=0.0) + OPEN_DEPTH)
 
     def _free_insides(self, x0):
         """Before a closed collider's first step: the bodies whose bulk (the centroid of their nodes) starts inside
@@ -450,38 +309,3 @@ class ContactStage:
         for c in self.colliders:
             held[list(c.holds), c.index] = True
         return held
-
-    def stabilize(self, x, inv_mass, dt, node_counts, frac=1.0, penalty=None):
-        """Post-stabilisation: move nodes (x, in place; velocities untouched) so that leftover penetration
-        shrinks by `stabilization` per step, no node by more than max_correction_speed · dt. Points that had rows in
-        the step's `penalty` are left to them (they push back what lies deeper than the slop): a resting body sits
-        slightly inside, where its rows carry its weight, and pushing it out by position every step turns into
-        jitter (measured: 16 mm/s on a resting ball)."""
-        if self._idle():
-            return
-        self._prepare(x, node_counts)
-        xc = np.ascontiguousarray(x, dtype=np.float64)
-        invm = np.ascontiguousarray(inv_mass, dtype=np.float64)
-        zero = np.zeros_like(xc)
-        rows, near_colliders = self._gather(xc, zero, 0.0, frac, frac, 0.0)
-        if near_colliders:
-            rows += self._edge_rows(xc, zero, 0.0, frac, frac, 0.0, rows)
-        point, normal, gap, node, coef, _, _, _, _ = concat_rows(rows)
-        deep = gap < 0.0
-        if penalty is not None:
-            deep[np.isin(point, penalty.point[penalty.holding()])] = False
-        if not deep.any():
-            return
-        s = self.settings
-        push = np.minimum(s.stabilization * -gap[deep], s.max_correction_speed * dt)
-        n = int(deep.sum())
-        solve_contacts(zero, invm, np.ascontiguousarray(node[deep]), np.ascontiguousarray(coef[deep]),
-                       np.ascontiguousarray(normal[deep]), push, np.zeros(n), np.zeros(n), np.zeros((n, 3)),
-                       s.iterations, s.tolerance * dt, np.zeros(n), np.zeros((n, 3)))
-        # No node moves further than a row may push: a point inside two shells from opposite sides (a body in a gap
-        # narrower than the two thicknesses) makes the rows contradict each other, and the least motion meeting them
-        # both through different weights of one tet was 1e12 m
-        length = np.linalg.norm(zero, axis=1)
-        over = length > s.max_correction_speed * dt
-        zero[over] *= (s.max_correction_speed * dt / length[over])[:, None]
-        x += zero

@@ -26,9 +26,6 @@ MULTIGRID_MARGIN = 1.25  # multigrid wins a comparison by this factor: on two st
                          # 1.67x block-Jacobi's time per decade while its count here said 1.39x (measured)
 DENSE_WEIGHT = 0.4       # a dense product's multiply-add, in sparse product multiply-adds (24 us for 354² on one
                          # thread, the resting bunny's; 0.15 ms for 1,200² on two, the 20k-tet beam's)
-PENALTY_WEIGHT = 10.0    # multiply-adds per (stencil block, node) of the contact penalty's product: on two stacked default
-                         # cubes (2,982 blocks of 16 nodes) it took 0.47-0.82x the time of the bodies' fine product (0.58M
-                         # multiply-adds), measured; 40 had it cost 3.3x, so their CG iterations counted 1.5x too dear
 VECTOR_WORK = 30.0       # per node and CG iteration: the CG's vector updates and dot products
 CALL_WORK = 17000.0      # a kernel call's fixed cost (Python, numba dispatch, allocation: ~8 us), in multiply-adds
 JACOBI_CALLS = 2         # kernel calls per CG iteration with block-Jacobi (the product, the fused update) ...
@@ -46,7 +43,7 @@ def stiff_for_jacobi(material, edge, dt):
 
 
 class AutoPreconditioner:
-    """An island's record of each preconditioner's last measured work per decade of residual reduction, and the one
+    """A body's record of each preconditioner's last measured work per decade of residual reduction, and the one
     in use: the winner of the last comparison."""
 
     def __init__(self):
@@ -91,22 +88,15 @@ def _other(name):
     return "jacobi" if name == "multigrid" else "multigrid"
 
 
-def iteration_work(system, penalty, hierarchy, bodies, blocks):
-    """Multiply-adds of one CG iteration (with its preconditioning) on an island: the bodies' rows and the contact
-    penalty's stencil blocks `blocks` (indices, or None) coupling them. hierarchy: the multigrid's, or None for
+def iteration_work(system, hierarchy, body):
+    """Multiply-adds of one CG iteration (with its preconditioning) on a body. hierarchy: the multigrid's, or None for
     block-Jacobi (multigrid applies the operator three times per iteration)."""
     pat = system.pattern
-    work = 0.0
-    for body in bodies:
-        n0, n1 = system.node_ranges[body]
-        apply = 9.0 * (pat.row_ptr[n1] - pat.row_ptr[n0])
-        n = n1 - n0
-        if hierarchy is None:
-            work += apply + (9.0 + VECTOR_WORK) * n + JACOBI_CALLS * CALL_WORK
-        else:
-            sparse, dense, levels = hierarchy.coarse_work(body)
-            work += (3.0 * apply + (18.0 + VECTOR_WORK) * n + sparse + DENSE_WEIGHT * dense
-                     + (V_CYCLE_CALLS + LEVEL_CALLS * levels) * CALL_WORK)
-    if blocks is not None and len(blocks):
-        work += (1.0 if hierarchy is None else 3.0) * PENALTY_WEIGHT * len(blocks) * penalty.block_node.shape[1]
-    return work
+    n0, n1 = system.node_ranges[body]
+    apply = 9.0 * (pat.row_ptr[n1] - pat.row_ptr[n0])
+    n = n1 - n0
+    if hierarchy is None:
+        return apply + (9.0 + VECTOR_WORK) * n + JACOBI_CALLS * CALL_WORK
+    sparse, dense, levels = hierarchy.coarse_work(body)
+    return (3.0 * apply + (18.0 + VECTOR_WORK) * n + sparse + DENSE_WEIGHT * dense
+            + (V_CYCLE_CALLS + LEVEL_CALLS * levels) * CALL_WORK)

@@ -1,5 +1,5 @@
 """Numba kernels building the multigrid's levels over block-CSR arrays (row_ptr, col, data (nnzb, r, c)): a body's
-fine matrix with its contact penalty, block sparse products and transposes for the smoothed prolongator and the
+fine matrix with its contact rows' curvature blocks, block sparse products and transposes for the smoothed prolongator and the
 Galerkin coarse operator Pᵀ A P."""
 import numpy as np
 
@@ -8,8 +8,8 @@ from ..jit import get_num_threads, njit, prange
 
 @njit(cache=True)
 def body_matrix(row_ptr, col, data, free, n0, n1, node, coef, kb):
-    """Rows/columns n0:n1 of S (A + penalty) S in A's block pattern (S zeroes pinned nodes' rows and columns):
-    each penalty block's coupling coefᵢ coefⱼ K of nodes i, j of the body is added where A has a block (i, j),
+    """Rows/columns n0:n1 of S (A + Jᵀ W J) S in A's block pattern (S zeroes pinned nodes' rows and columns):
+    each contact curvature block's coupling coefᵢ coefⱼ K of nodes i, j of the body is added where A has a block (i, j),
     and as |coefᵢ coefⱼ| K on both diagonal blocks where it has none (which adds a positive semi-definite term, so
     the coarse levels never see the body softer than it is)."""
     k0 = row_ptr[n0]

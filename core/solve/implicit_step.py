@@ -9,21 +9,13 @@ from ..threads import solver_threads
 from ..node_rows import add_rows, node_rows
 from .linear_system import linear_system
 from .auto_preconditioner import iteration_work
-from .islands import islands
-from .pcg import fine_operator, jacobi_inverse, pcg, v_cycle
-
-CONTACT_SOLVES = 3   # solves per Newton iteration at most, the contact rows' multipliers updated between them
-# The CG tolerance of a solve followed by a multiplier update, in units of settings.cg_tolerance. Measured on a 1 m
-# ball dropped 2 m at the add-on's defaults (300 steps): 33.5 CG iterations a step (mean) with 1, 24.7 with 10, 21.6
-# with 30; the volume kept (98.5 %) and the resting height the same within 0.1 mm.
-INTERMEDIATE_TOLERANCE = 10.0
+from .pcg import fine_operator, pcg, v_cycle
 
 
-def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct=None, penalty=None, held=None,
-                  multigrid=None, acceleration=None, goal=None, grow=None, contact=None,
-                  contact_multigrid=False):
+def implicit_step(force_model, state, dt, gravity, pin_target, settings, held=None, multigrid=None, acceleration=None,
+                  goal=None, contact=None, contact_multigrid=False):
     """Advance `state` (every body of the model) by dt in place with settings.integrator; returns the step's stats
-    (solves: the CG solves run, up to CONTACT_SOLVES per Newton iteration with contact rows;
+    (solves: the solves run, one per Newton iteration;
     cg_iterations: the most CG iterations of any body over the step (all its solves), cg_iterations_sum: of all bodies;
     cg_residual: the largest relative residual of the bodies' last solves; preconditioner: the last solve's;
     converged: per body, whether its last solve met its tolerance before the CG's cap).
@@ -39,38 +31,32 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
     from the last steps where their CG met its tolerance, zero elsewhere (core.warm_start): extrapolating a capped CG's error made the
     5,184-tet Rubber beam under block-Jacobi capped at 50 swing up to 74 % of its swing off the converged path, against
     27 % from Δt vⁿ; and not Δt² g: with a capped CG that bias never leaves a stiff body, which then rests sagged far
-    below its static equilibrium); each CG solve balances the momentum of every unpinned body exactly, on the warm start of bodies no
-    contact row touches and on every body's result (core.solve.translations.Translations), so free fall is exact and costs no
-    CG iteration. Each solve's tolerance is relative to its right-hand side or to the step's weight h² M g,
+    below its static equilibrium); without contact rows each CG solve balances the momentum of every unpinned body
+    exactly, on its warm start and on its result (core.solve.translations.Translations), so free fall is exact and
+    costs no CG iteration. Each solve's tolerance is relative to its right-hand side or to the step's weight h² M g,
     whichever is larger: a body at rest has a right-hand side near zero (its forces balance), and a tolerance relative
     to that alone chased rounding (the resting bunny took 111 block-Jacobi iterations a step, its last solve stopped by
-    the cap; 61 with the floor, and multigrid 22 against 5). `correct(state, x_n, v_n, dt)`, if given, runs after the last iteration's solve on the step's mean velocity
-    state.v = δ/Δt and may correct state.x = xⁿ + Δt state.v in place (the contact stage; run between
-    Newton iterations, its change would be read as part of the next iterate's velocity). `penalty` (a
-    core.contact.ContactPenalty), if given, adds the predicted contacts' penalty rows to every iteration's system
-    (the momentum balance of a body they touch includes their forces). `held`
+    the cap; 61 with the floor, and multigrid 22 against 5). `held`
     (bool per node), if given, replaces the model's pin mask for this step (sleeping bodies are held where they
     are). `multigrid` (a core.solve.multigrid.Multigrid, kept across steps), if given, preconditions the CG when
     settings.preconditioner asks for it. `goal` (ω², targets (N,3), their velocity (N,3), β per node), if given,
     adds the goal springs' forces m ω² (target − x + β (v_target − v)) to F and their stiffness and damping to the
-    system's diagonal ((1 + αh + (βh + h²) ω²) M; core.goals). `grow(x)`, if given, adds to `penalty` the rows of the
-    points the first solve's positions x bring into contact (ContactStage.grow) and returns whether it did; the
-    system is then solved again with them. `contact` (a core.contact.problem.ContactProblem), if given, solves each
+    system's diagonal ((1 + αh + (βh + h²) ω²) M; core.goals). `contact` (a core.contact.problem.ContactProblem), if
+    given, solves each
     iteration's system with its rows (contact as one problem), preconditioned away from its contact region by
     multigrid's V-cycle of the system with the rows' curvatures when `contact_multigrid`, else by block-Jacobi.
 
-    Contact under Newmark: a body that the predicted contact rows touch steps with backward Euler (h = Δt, w = 0),
-    the others with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped
-    approach into a rebound and leaves the stiff contact and friction rows ringing undamped: a rubber ball resting
-    on a thick plane gained speed every step (to 1e4 m/s), even with a converged CG and with the nodes in contact
-    given their mean velocity. A Newmark body that only the correction after the solve touches ends at its mean
-    velocity δ/Δt on the nodes the correction moved. So Newmark keeps the jiggle of bodies in flight and of pinned
-    ones, and contact is exactly backward Euler's. (The contact stage's multipliers are forces times Δt², backward
-    Euler's scale, which therefore holds for every body with contact rows.)"""
+    Contact under Newmark: a body that the contact rows touch steps with backward Euler (h = Δt, w = 0), the others
+    with Newmark, in the same system. Newmark's trapezoidal end velocity 2δ/Δt − vⁿ turns a stopped approach into a
+    rebound and leaves the stiff contact and friction rows ringing undamped: a rubber ball resting on a thick plane
+    gained speed every step (to 1e4 m/s), even with a converged CG and with the nodes in contact given their mean
+    velocity. So Newmark keeps the jiggle of bodies in flight and of pinned ones, and contact is exactly backward
+    Euler's. (The contact rows' forces are times Δt², backward Euler's scale, which therefore holds for every body
+    with contact rows.)"""
     md = force_model.model
     g = np.asarray(gravity, dtype=np.float64)
     pinned = md.pinned if held is None else held
-    newmark = _newmark_nodes(md, settings, penalty if contact is None else contact)
+    newmark = _newmark_nodes(md, settings, contact)
     h_tet = np.full(md.num_tets, dt)
     for body, (t0, t1) in enumerate(md.tet_ranges):
         n0, n1 = md.node_ranges[body]
@@ -138,46 +124,20 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         dx[pinned] = pin_target[pinned] - state.x[pinned]
         t2 = time.perf_counter()
         system = linear_system(force_model, mass_coef, tet_scale)
-        # The contact rows' multipliers (their forces) are updated after each solve and the system solved again,
-        # warm-started, until no row changes between pressing and released or stick and slip and none is violated
-        # by more than its tolerance (augmented Lagrangian, ContactPenalty.augment).
-        # A solve followed by an update only informs the multipliers, so it stops at a looser tolerance (inexact
-        # augmented Lagrangian); the solve whose result is kept meets settings.cg_tolerance, continued from there
-        # when the rows turn out settled.
         with solver_threads(md.num_tets):   # (core.threads: the CG's many short kernels)
             if contact is not None:
                 contact_mg = _contact_multigrid(system, free, multigrid, state.x) \
                     if contact_multigrid else None
                 out = contact.solve(system, b, dx, free, state.x - x_n, settings.cg_tolerance, weight, contact_mg)
                 its = [out.iterations] * len(md.node_ranges)
-                body_its += its
-                last_its, res, converged = its, [out.residual], out.converged
-                stats["solves"] += 1
+                res, converged = [out.residual], out.converged
                 stats["preconditioner"] = "jacobi" if contact_mg is None else "multigrid"
-            for attempt in range(CONTACT_SOLVES if contact is None else 0):
-                rhs = b.copy()
-                if penalty is not None:
-                    penalty.add_rhs(rhs, state.x - x_n)
-                last = penalty is None or attempt == CONTACT_SOLVES - 1
-                tolerance = settings.cg_tolerance * (1.0 if last else INTERMEDIATE_TOLERANCE)
-                its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings, tolerance, penalty,
-                                                           multigrid, state.x, dt, weight)
-                body_its += its
-                last_its = its
-                stats["solves"] += 1
-                if last:
-                    break
-                again = penalty.augment(state.x + dx - x_n)
-                if attempt == 0 and grow is not None and grow(state.x + dx):
-                    continue
-                if not again:
-                    its, res, stats["preconditioner"] = _solve(system, rhs, dx, free, settings,
-                                                               settings.cg_tolerance, penalty, multigrid, state.x, dt,
-                                                               weight)
-                    body_its += its
-                    last_its = its
-                    stats["solves"] += 1
-                    break
+            else:
+                its, res, stats["preconditioner"] = _solve(system, b, dx, free, settings, multigrid, state.x, dt,
+                                                           weight)
+            body_its += its
+            last_its = its
+            stats["solves"] += 1
         t3 = time.perf_counter()
         state.x += dx
         np.subtract(state.x, x_n, out=state.v)
@@ -187,11 +147,8 @@ def implicit_step(force_model, state, dt, gravity, pin_target, settings, correct
         sec["rotations"] += t1 - t0
         sec["forces"] += t2 - t1
         sec["cg"] += t3 - t2
-    solved = state.x.copy() if any_newmark else None
-    if correct is not None:
-        correct(state, x_n, v_n, dt)
     if any_newmark:
-        _trapezoidal_end_velocity(state, x_n, v_n, solved, dt, newmark & ~pinned)
+        _trapezoidal_end_velocity(state, x_n, v_n, dt, newmark & ~pinned)
     stats["cg_iterations"], stats["cg_iterations_sum"] = int(body_its.max()), int(body_its.sum())
     stats["converged"] = np.array(last_its) < settings.cg_iterations if converged is None else np.full(
         len(last_its), converged)
@@ -211,7 +168,7 @@ def _contact_multigrid(system, free, multigrid, x):
     def build(blocks, hinv):
         # a new key: the rows' curvatures change with each Newton iterate, so the coarse levels are built anew
         hierarchy = multigrid.update(system, x, free, blocks, hinv, object())
-        fine = fine_operator(system, bodies, blocks, np.arange(len(blocks.block_node)))
+        fine = fine_operator(system, bodies, blocks)
         omega = hierarchy.omega(bodies)
 
         def vcycle(r, z):
@@ -237,69 +194,66 @@ def _impulse_form(b, h, mass, v_n, v_k):
             b[n, d] = hn * hn * b[n, d] + hn * mass[n] * (v_n[n, d] - v_k[n, d])
 
 
-def _newmark_nodes(md, settings, penalty):
-    """Per node: whether its body steps with Newmark (settings.integrator is "newmark" and no predicted contact row
-    touches the body)."""
+def _newmark_nodes(md, settings, contact):
+    """Per node: whether its body steps with Newmark (settings.integrator is "newmark" and no contact row touches the
+    body)."""
     nodes = np.full(md.num_nodes, settings.integrator == "newmark")
-    if nodes.any() and penalty is not None and len(penalty):
+    if nodes.any() and contact is not None and len(contact):
         touched = np.zeros(md.num_nodes, bool)
-        touched[penalty.node[penalty.node >= 0]] = True
+        touched[contact.node[contact.node >= 0]] = True
         for n0, n1 in md.node_ranges:
             if touched[n0:n1].any():
                 nodes[n0:n1] = False
     return nodes
 
 
-def _trapezoidal_end_velocity(state, x_n, v_n, solved, dt, nodes):
-    """Newmark's vⁿ⁺¹ = 2 δ/Δt − vⁿ in state.v (which holds the step's mean velocity δ/Δt) on the given nodes,
-    but those the contact correction moved, which keep the mean velocity (contact is inelastic)."""
-    nodes = nodes & np.all(state.x == solved, axis=1)
-    state.v[nodes] = (2.0 / dt) * (solved[nodes] - x_n[nodes]) - v_n[nodes]
+def _trapezoidal_end_velocity(state, x_n, v_n, dt, nodes):
+    """Newmark's vⁿ⁺¹ = 2 δ/Δt − vⁿ in state.v (which holds the step's mean velocity δ/Δt) on the given nodes."""
+    state.v[nodes] = (2.0 / dt) * (state.x[nodes] - x_n[nodes]) - v_n[nodes]
 
 
-def _solve(system, b, dx, free, settings, tolerance, penalty, multigrid, x, dt, load):
-    """This Newton iteration's CG solve for dx (in place, from its warm start) to the `tolerance` relative to b or to
-    `load` (the step's weight), whichever is larger, with the preconditioner settings ask for. Under "auto" each island (a body, or bodies the contact penalty couples) has its own choice
-    (multigrid.choice, core.solve.auto_preconditioner), so a body's motion never depends on bodies it does not touch:
-    now and then the island is solved with both from the same start, the winner's solve kept. Returns (iterations,
-    residuals, "jacobi" | "multigrid" | "mixed": the preconditioners of the kept solves)."""
+def _solve(system, b, dx, free, settings, multigrid, x, dt, load):
+    """This Newton iteration's CG solve for dx (in place, from its warm start) to settings.cg_tolerance relative to b
+    or to `load` (the step's weight), whichever is larger, with the preconditioner settings ask for. Under "auto" each
+    body has its own choice (multigrid.choice, core.solve.auto_preconditioner), so a body's motion never depends on
+    the others: now and then the body is solved with both from the same start, the winner's solve kept. Returns
+    (iterations, residuals, "jacobi" | "multigrid" | "mixed": the preconditioners of the kept solves)."""
+    tolerance = settings.cg_tolerance
     if settings.preconditioner == "jacobi" or multigrid is None or not hasattr(system, "pattern"):
-        return (*pcg(system, b, dx, free, settings.cg_iterations, tolerance, penalty, load=load), "jacobi")
+        return (*pcg(system, b, dx, free, settings.cg_iterations, tolerance, load=load), "jacobi")
+    pinv = system.block_jacobi_inverse()
     if settings.preconditioner == "multigrid":
-        hierarchy = multigrid.update(system, x, free, penalty, jacobi_inverse(system, penalty), dt)
-        its, res = pcg(system, b, dx, free, settings.cg_iterations, tolerance, penalty, hierarchy, load=load)
+        hierarchy = multigrid.update(system, x, free, None, pinv, dt)
+        its, res = pcg(system, b, dx, free, settings.cg_iterations, tolerance, hierarchy, load=load)
         multigrid.record(max(its))
         return its, res, "multigrid"
     its_all, res_all, kept_all = [0] * len(system.node_ranges), [0.0] * len(system.node_ranges), set()
-    pinv = jacobi_inverse(system, penalty)
-    for island in islands(system.node_ranges, penalty):
-        bodies, blocks = island
-        choice = multigrid.choice(bodies)
+    for body in range(len(system.node_ranges)):
+        choice = multigrid.choice([body])
         names = choice.plan()
         results = {}
         for name in names:
             hierarchy = None
             if name == "multigrid":
-                hierarchy = multigrid.update(system, x, free, penalty, pinv, dt)
+                hierarchy = multigrid.update(system, x, free, None, pinv, dt)
             start = dx if len(names) == 1 else dx.copy()
-            its, res = pcg(system, b, start, free, settings.cg_iterations, tolerance, penalty, hierarchy,
-                           only=[island], pinv=pinv, load=load)
-            its, res = max(its[i] for i in bodies), max(res[i] for i in bodies)
+            its, res = pcg(system, b, start, free, settings.cg_iterations, tolerance, hierarchy, only=[body],
+                           pinv=pinv, load=load)
+            its, res = its[body], res[body]
             results[name] = start, its, res
             if hierarchy is not None:
                 multigrid.record(its)
             if its == 0:   # the warm start meets the tolerance (a body in free fall): nothing to compare
                 break
             # CG preconditions twice before its first iteration
-            choice.record(name, (its + 2) * iteration_work(system, penalty, hierarchy, bodies, blocks), res,
+            choice.record(name, (its + 2) * iteration_work(system, hierarchy, body), res,
                           len(names) > 1 and name == names[-1])
         kept = next(iter(results)) if len(results) == 1 else (choice.best or names[-1])
         start, its, res = results[kept]
-        for body in bodies:
+        if start is not dx:
             n0, n1 = system.node_ranges[body]
-            if start is not dx:
-                dx[n0:n1] = start[n0:n1]
-            its_all[body], res_all[body] = its, res
+            dx[n0:n1] = start[n0:n1]
+        its_all[body], res_all[body] = its, res
         kept_all.add(kept)
     if "multigrid" not in kept_all:
         multigrid.idle()

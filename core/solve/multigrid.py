@@ -1,7 +1,7 @@
 """Smoothed-aggregation algebraic multigrid for the implicit solve's CG: a V-cycle per body, rigid-mode coarse spaces.
 
-The fine level is the CG's own operator (assembled blocks, contact penalty blocks, pins filtered out), smoothed
-by damped block-Jacobi (the penalty folded into the diagonal), the coarser ones by 6×6 block Gauss–Seidel; each
+The fine level is the CG's own operator (assembled blocks, the contact rows' curvature blocks, pins filtered out), smoothed
+by damped block-Jacobi (the curvature folded into the diagonal), the coarser ones by 6×6 block Gauss–Seidel; each
 body's coarse levels are Galerkin products Pᵀ A P, T the aggregates' orthonormalised rigid modes (3 translations,
 3 rotations about the node positions), P = (I − ω D⁻¹A) T (smoothed aggregation), down to a small dense
 solve; but P = T (plain aggregation: one block per fine row, so the coarse operator has the aggregates' own adjacency)
@@ -41,9 +41,10 @@ class Multigrid:
         self._patterns = None
         self.reset()
 
-    def update(self, system, positions, free, penalty, pinv, key):
-        """The Hierarchy for `system` (a BlockSparseSystem) with pins `free` (1 free, 0 pinned), the contact
-        penalty (or None) and the fine block-Jacobi inverse pinv (penalty folded in). The coarse levels are
+    def update(self, system, positions, free, blocks, pinv, key):
+        """The Hierarchy for `system` (a BlockSparseSystem) with pins `free` (1 free, 0 pinned), the contact rows'
+        curvature blocks (block_node, block_coef, block_k; or None) and the fine block-Jacobi inverse pinv (blocks
+        folded in). The coarse levels are
         rebuilt from the current values when `key` (the time step) changes, after `refresh` calls, or when the
         CG iterations `record`ed grow by REFRESH_GROWTH over those of the first solve after a rebuild: stale
         coarse operators leave the V-cycle symmetric positive definite, only a little weaker (the fine level
@@ -60,7 +61,7 @@ class Multigrid:
         grown = (self._fresh_iterations is not None
                  and self._last_iterations > REFRESH_GROWTH * self._fresh_iterations + 2)
         if self._bodies is None or self._age >= self.refresh or key != self._key or grown:
-            self._bodies = self._build(system, positions, free, penalty, pinv)
+            self._bodies = self._build(system, positions, free, blocks, pinv)
             self._key, self._age, self._fresh_iterations = key, 0, None
             self._load_norms = {}
         self._age += 1
@@ -79,7 +80,7 @@ class Multigrid:
         self._choices = {}
 
     def choice(self, bodies):
-        """The "auto" preconditioner record (an AutoPreconditioner) of the island of these bodies."""
+        """The "auto" preconditioner record (an AutoPreconditioner) of these bodies."""
         return self._choices.setdefault(tuple(bodies), AutoPreconditioner())
 
     def idle(self):
@@ -92,13 +93,13 @@ class Multigrid:
         if self._fresh_iterations is None:
             self._fresh_iterations = iterations
 
-    def _build(self, system, positions, free, penalty, pinv):
+    def _build(self, system, positions, free, blocks, pinv):
         bodies = []
         pat = system.pattern
-        if penalty is None or not len(penalty.block_node):
+        if blocks is None or not len(blocks.block_node):
             node, coef, kb = np.full((0, 1), -1, np.int64), np.zeros((0, 1)), np.zeros((0, 3, 3))
         else:
-            node, coef, kb = penalty.block_node, penalty.block_coef, penalty.block_k
+            node, coef, kb = blocks.block_node, blocks.block_coef, blocks.block_k
         for body, (n0, n1) in enumerate(system.node_ranges):
             *a, diag = galerkin.body_matrix(pat.row_ptr, pat.col, system.data, free, n0, n1, node, coef, kb)
             aggs = self._aggregates[body]
@@ -116,7 +117,7 @@ class Hierarchy:
         self._load_norms = load_norms
 
     def load_norm(self, bodies, load, precondition):
-        """load·M⁻¹load of an island's load (its weight, the CG tolerance's floor), M⁻¹ the V-cycle as it was at the
+        """load·M⁻¹load of the load of `bodies` (its weight, the CG tolerance's floor), M⁻¹ the V-cycle as it was at the
         first solve since the coarse levels were built that asked for it (precondition(load) computes it): the
         load only changes with the time step or gravity, and a V-cycle is saved on every solve of a body near rest
         (its right-hand side smaller than its load; about half the steps of the 20k-tet Rubber beam)."""
@@ -127,7 +128,7 @@ class Hierarchy:
         return known[1]
 
     def omega(self, bodies):
-        """The fine smoothing damping of an island of these bodies: its stiffest body's."""
+        """The fine smoothing damping of these bodies: their stiffest body's."""
         return min(self._omegas[body] for body in bodies)
 
     def coarse_correction(self, r, z, bodies):

@@ -242,7 +242,7 @@ def test_suzanne_dropped_across_a_stair_edge_rests_outside_the_step_with_no_inve
     for f in range(1, 73):
         scene.frame_set(f)
         p = evaluated_world(bpy, monkey)
-        # distance to the step's solid: no render vertex inside its Collision shell (beyond the 0.5 mm slop)
+        # distance to the step's solid: no render vertex inside its Collision shell (beyond 0.5 mm)
         nearest = min(nearest, np.linalg.norm(np.maximum(np.maximum(p - hi, lo - p), 0.0), axis=1).min())
     assert nearest > thickness - 0.002, f"a vertex came {(thickness - nearest) * 1e3:.1f} mm into the step's shell"
     body = session.session_for(scene).bodies[0]
@@ -326,11 +326,11 @@ def test_the_add_menus_icosphere_suzanne_and_cylinder_dropped_at_their_own_size_
                                                                                              primitive):
     # The icosphere and Suzanne never fell asleep: a few render points at their contact jumped every other substep
     # (Suzanne's three by 8 mm, at 0.78 m/s), which the frames, 4 substeps apart, did not show. The prediction had
-    # missed neighbours the body's own motion brought into contact, and the correction's kick on the light cage
-    # nodes they share lifted the others. With the solve's rows grown by those points (ContactStage.grow) they
-    # were still 9.6 and 9.5 s after landing. The cylinder, resting on its flat face, kept swaying at its top at a
-    # few mm/s while settling damped its velocity along the normal alone; with its sway damped too (sleep.py's
-    # sliding_motion) the three sleep 9.1-9.4 s after landing (frame 12).
+    # missed neighbours the body's own motion brought into contact, and the former correction's kick on the light
+    # cage nodes they share lifted the others. With the solve's rows grown by those points they were still 9.6 and
+    # 9.5 s after landing. The cylinder, resting on its flat face, kept swaying at its top at a few mm/s while settling
+    # damped its velocity along the normal alone; with its sway damped too (sleep.py's sliding_motion) the three sleep
+    # 9.1-9.4 s after landing (frame 12).
     bpy = blender
     scene = bpy.context.scene
     scene.frame_end = 250

@@ -69,12 +69,12 @@ def _stage_contacts(stage, x0, v, dt, margin):
 
 
 def _compare(stage, x0, v, counts, expect_body=False, expect_collider=False):
-    """The stage's contacts equal the all-against-all ones for the motion and for the stabilisation's still
-    positions, over a few steps (side hints, friction state, initial overlap sides)."""
+    """The stage's contacts equal the all-against-all ones for the motion and for still positions, over a few steps
+    (side hints, initial overlap sides)."""
     x0 = np.ascontiguousarray(x0, float)
-    invm = np.ones(len(x0))
     for step in range(3):
-        stage.predict(x0, v, invm, DT, counts)     # as a World step: on the first, sides of an initial overlap
+        # as a World step: on the first, sides of an initial overlap
+        problem = stage.problem(x0, v, DT, counts, stage.settings.margin)
         for dt, vel, margin in ((DT, v, stage.settings.margin), (0.0, np.zeros_like(v), 0.0)):
             got = _stage_contacts(stage, x0, vel, dt, margin)
             want = _all_against_all(stage, x0, vel, dt, margin)
@@ -82,7 +82,7 @@ def _compare(stage, x0, v, counts, expect_body=False, expect_collider=False):
             if dt > 0.0:
                 assert any(c >= 0 for _, c, _ in want) == expect_collider
                 assert any(o >= 0 for _, _, o in want) == expect_body
-        stage.solve(x0, v.copy(), invm, DT, counts)
+        stage.finish_problem(problem, x0, x0 + DT * v, DT)
         x0 = x0 + 0.3 * DT * v
     return got
 

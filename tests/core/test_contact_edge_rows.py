@@ -115,8 +115,7 @@ def test_unsubdivided_suzanne_across_a_box_edge_stays_off_the_edge():
     """Suzanne at her original 968 triangles (test_shape_recovery's scene, not subdivided) lands with her cheek
     across a box's top edge: with edge rows her surface's edges (her render edges, those longer than the cage's
     edges cut into pieces that follow the cage) stay clear of the edge (measured 9–13 mm over runs, inside the
-    box's 2 cm thickness: an edge turning within a step brings another of its points closer than the row's, and
-    rows held by the penalty come back out by the slop per step); without, the box edge cuts in between her
+    box's 2 cm thickness: an edge turning within a step brings another of its points closer than the row's); without, the box edge cuts in between her
     vertices (0.1 mm). Her render edges are drawn straight where her cheek bends round the box's edge: they cut
     7.8 mm into it (measured; her vertices stay out), where rows on the render edges themselves held them 9 mm off
     but her cheek could not bend round the edge (see core.contact.surface.BodySurface)."""
@@ -156,9 +155,9 @@ def test_unsubdivided_suzanne_across_a_box_edge_stays_off_the_edge():
 
 
 def test_an_edge_held_on_a_face_by_its_points_gets_no_edge_row_at_the_rim():
-    """A body edge resting on a box's top face, 3 mm from and along its top edge, sunk 0.3 mm (as the penalty
-    leaves it): it is behind both of the edge's planes, but its two points' face rows already hold it; an edge
-    row would push it sideways over the rim by 3 mm."""
+    """A body edge resting on a box's top face, 3 mm from and along its top edge, sunk 0.3 mm: it is behind both of
+    the edge's planes, but its two points' face rows already hold it; an edge row would push it sideways over the rim
+    by 3 mm. The step's rows: the bottom face's nine points, all pushed up."""
     from contact_scenes import tet_box
     from core.contact import ContactStage
     stage = ContactStage()
@@ -167,11 +166,9 @@ def test_an_edge_held_on_a_face_by_its_points_gets_no_edge_row_at_the_rim():
     stage.add_body(mesh, 0.5, "block")
     x = mesh.nodes
     v = np.tile([0.0, 0.0, -0.05], (len(x), 1))
-    stage.solve(x, v, np.ones(len(x)), 1.0 / 96.0, [len(x)])
-    c = stage.contacts
-    assert len(c) == 9                      # the bottom face's nine nodes
-    assert np.allclose(c.normals, [0.0, 0.0, 1.0])
-    assert np.allclose(v[:, :2], 0.0)       # not pushed towards the rim
+    problem = stage.problem(x, v, 1.0 / 96.0, [len(x)], stage.settings.margin)
+    assert len(np.unique(problem.point)) == 9                  # the bottom face's nine nodes
+    assert np.allclose(problem.rows.frame[:, 0], [0.0, 0.0, 1.0])   # none towards the rim
 
 
 def test_rigid_misfit_is_zero_for_a_rigid_motion_and_the_bend_for_a_bent_sheet():

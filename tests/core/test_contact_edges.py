@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 from core.contact.edges import EdgeBVH, edge_contacts, edge_stencil, feature_edges, unique_edges
-from core.contact.response import solve_contacts
 from core.errors import InvalidInputError
 
 
@@ -357,33 +356,6 @@ def test_translating_random_segments_that_meet_are_all_reported():
         assert ec.s[j] == pytest.approx(S[k], abs=0.005) and ec.t[j] == pytest.approx(T[k], abs=0.005)
         assert ec.normal[j] @ (mb[i] - mo[o]) < 0.0    # approaching along the normal
     assert met > 15
-
-
-def test_rows_from_edge_contacts_stop_an_edge_falling_across_a_ridge():
-    """End to end with the contact solver: a body edge whose two points pass beside a roof-shaped collider
-    (no vertex–triangle contact possible) would cut through its ridge; one row per edge contact, built as
-    the stage builds vertex rows (stencil (1−s) w_i, s w_j; target n·u ≥ −gap/dt), stops it on the ridge."""
-    v = np.array([[-0.1, -1, 0], [0.1, -1, 0], [0, -1, 0.1], [-0.1, 1, 0], [0.1, 1, 0], [0, 1, 0.1]])
-    t = np.array([[0, 1, 2], [3, 5, 4], [0, 4, 1], [0, 3, 4], [1, 5, 2], [1, 4, 5], [0, 5, 3], [0, 2, 5]])
-    fe, faces = feature_edges(v, t)
-    assert np.all(faces >= 0) and len(fe) == 9
-    dt = 1 / 60
-    x = np.array([[-0.5, 0.1, 0.12], [0.5, -0.1, 0.12]])   # 2 cm above the ridge, points far beside the roof
-    vel = np.array([[0.0, 0.0, -2.0], [0.0, 0.0, -2.0]])    # 3.3 cm per step: through the ridge
-    ec = edge_contacts(np.array([[0, 1]]), x, x + dt * vel, EdgeBVH(v, fe), v, v, 0.0, 1e-4, 0.01,
-                       faces=faces, triangles=t)
-    assert len(ec) == 1 and np.allclose(ec.normal[0], [0, 0, 1]) and ec.gap[0] == pytest.approx(0.02)
-    nodes = np.array([[0, -1, -1, -1], [1, -1, -1, -1]])    # each point is a node of its own
-    weights = np.array([[1.0, 0, 0, 0], [1.0, 0, 0, 0]])
-    node, coef = edge_stencil(ec.points, ec.s, nodes, weights)
-    n = len(ec)
-    solve_contacts(vel, np.ones(2), node, coef, np.ascontiguousarray(ec.normal), -ec.gap / dt, np.zeros(n),
-                   np.zeros(n), np.zeros((n, 3)), 50, 1e-6, np.zeros(n), np.zeros((n, 3)))
-    end = x + dt * vel
-    s, _, d = brute_closest(end[0], end[1], v[2], v[5])
-    mid = (1 - s) * end[0] + s * end[1]
-    assert mid[2] == pytest.approx(0.1, abs=1e-5) and d < 1e-5      # resting on the ridge, not through it
-    assert np.allclose(vel[:, 2], -0.02 / dt, atol=1e-4)             # and no faster than needed
 
 
 def test_a_side_hint_from_another_surface_does_not_orient_an_edge_pair():

@@ -1,4 +1,4 @@
-"""Contact as one problem (core.contact.mlcp, opt-in ContactSettings(solver="mlcp"), issue 49): the KKT solve against
+"""Contact as one problem (core.contact.mlcp, issue 49): the KKT solve against
 Coulomb's law on one node, against scipy's SLSQP on a small frictionless QP, its preconditioner against a dense KKT
 solve, a resting cube's contact forces, and a cube on a 30° slope sliding at Coulomb's rate or sticking (a stiff
 small one too)."""
@@ -138,7 +138,7 @@ def test_frictionless_qp_matches_slsqp():
 
 
 def test_resting_cube_forces_balance_its_weight():
-    """A 20 cm cube at the default material dropped 10 cm on a floor, through World with solver="mlcp": after 1.5 s it
+    """A 20 cm cube at the default material dropped 10 cm on a floor, through World: after 1.5 s it
     rests on the floor (its lowest render point within 10 µm of it) and the reported contact forces, averaged over
     the last quarter second, carry its weight within 2 % (Newton: at rest the floor carries m g)."""
     corners = np.array([[x, y, z] for x in (0, 0.2) for y in (0, 0.2) for z in (0.1, 0.3)])
@@ -146,7 +146,6 @@ def test_resting_cube_forces_balance_its_weight():
                  [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
     cage = core.tetrahedralize(corners, triangles, resolution=6)
     world = core.World(gravity=(0.0, 0.0, -9.81))
-    world.contact_settings.solver = "mlcp"
     world.sleeping = False
     cube = world.add_body(cage, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0,
                                               damping_stiffness=0.01))
@@ -174,7 +173,6 @@ def slope_run(mu, seconds=2.0, size=0.2, resolution=6):
                  [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
     cage = core.tetrahedralize(corners, triangles, resolution=resolution)
     world = core.World(gravity=9.81 * np.array([np.sin(th), 0.0, -np.cos(th)]))
-    world.contact_settings.solver = "mlcp"
     world.sleeping = False
     cube = world.add_body(cage, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1100.0, friction=mu))
     world.add_collider([[-50, -5, 0], [50, -5, 0], [50, 5, 0], [-50, 5, 0]], [[0, 1, 2], [0, 2, 3]], friction=mu)

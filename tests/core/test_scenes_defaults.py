@@ -180,7 +180,7 @@ def test_two_stacked_default_cubes_rest_on_each_other_and_fall_asleep():
         assert w.asleep.all() or not w.asleep.any()
     (lo_tm, lo), (hi_tm, hi) = cubes
     p_lo, p_hi = lo_tm.embedding.positions(lo.x), hi_tm.embedding.positions(hi.x)
-    assert p_lo[:, 2].min() > -0.001                           # on the floor, within the slop
+    assert p_lo[:, 2].min() > -0.001                           # on the floor, within 1 mm
     gap = p_hi[:, 2].min() - p_lo[:, 2].max()
     assert -0.02 * size < gap < 0.02 * size, f"{gap * 1e3:.1f} mm between the cubes"
     assert np.abs(p_hi[:, :2].mean(axis=0) - p_lo[:, :2].mean(axis=0)).max() < 0.01   # still one above the other
@@ -360,8 +360,8 @@ def test_a_frictionless_landing_keeps_its_horizontal_momentum():
 
 @pytest.mark.parametrize("mu", [0.0, 0.5])
 def test_two_balls_colliding_off_centre_in_zero_gravity_keep_their_momentum_and_gain_no_energy(mu):
-    # Newton's third law through the whole contact pipeline between bodies (penalty rows, correction with friction,
-    # stabilisation): measured 1e-11 kg·m/s of 130. Angular momentum is not asserted: backward Euler turns velocities
+    # Newton's third law through the whole contact pipeline between bodies (rows with friction between them):
+    # measured 1e-11 kg·m/s of 130 (before contact was one problem). Angular momentum is not asserted: backward Euler turns velocities
     # with an error of order Δt (it lost 20 % of it over this collision at Δt = 1/96, 9 % at 1/384).
     w = core.World(gravity=(0.0, 0.0, 0.0), settings=core.SolverSettings(cg_iterations=50))
     bodies = []

@@ -67,8 +67,12 @@ def test_a_cube_sliding_slowly_down_a_slope_is_not_braked(monkeypatch):
     monkeypatch.setattr(core.sleep, "SETTLE_DAMPING", 0.0)
     free, _ = slope_run(0.5, 2.0)
     assert base[-1] == pytest.approx(free[-1], rel=0.02)
+    # Coulomb's rate over the second second, within 2 %: the rate, not ½at² from rest, is the law (the soft cube's
+    # landing and rocking carry its base 13-17 % beyond ½at², refined in time: benchmarks/RESULTS.md)
     th = np.radians(30.0)
-    assert base[-1] == pytest.approx(0.5 * G * (np.sin(th) - 0.5 * np.cos(th)) * 2.0 ** 2, rel=0.1)
+    t = np.arange(1, len(base) + 1) * DT
+    late = t > 1.0
+    assert 2.0 * np.polyfit(t[late], base[late], 2)[0] == pytest.approx(G * (np.sin(th) - 0.5 * np.cos(th)), rel=0.02)
 
 
 def contacts(normals, forces, body, collider, other_body):
