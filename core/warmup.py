@@ -89,7 +89,8 @@ def _boxed(vertices, triangles):
 
 def _simulate(cage, conforming):
     """Two bodies (one corotated with a stiffness map, one neo-Hookean and pinned) resting on a moving box collider,
-    over its edge, and on each other, a step with each integrator, a wind on them; the render positions of the
+    over its edge, and on each other, a step with each integrator and one preconditioned by multigrid, a wind on them,
+    and a body touching nothing; the render positions of the
     embedded surface read back (what each frame shows)."""
     from . import ForceFields, Material, SolverSettings, World
     world = World(gravity=(0.0, 0.0, -9.81), settings=SolverSettings())
@@ -112,6 +113,14 @@ def _simulate(cage, conforming):
         world.step(1.0 / 24.0)
     world.settings = SolverSettings(integrator="newmark")   # its second Newton iteration: the stiffness products
     world.step(1.0 / 24.0)
+    world.settings = SolverSettings(preconditioner="multigrid")   # a stiff body's: the V-cycle, with contact rows
+    world.step(1.0 / 24.0)
+    for preconditioner in ("jacobi", "multigrid"):   # a body touching nothing: the step's plain CG
+        flight = World(gravity=(0.0, 0.0, -9.81), settings=SolverSettings(preconditioner=preconditioner))
+        body = flight.add_body(cage, material)
+        body.v[:] = np.cross([0.0, 0.0, 1.0], body.x)
+        flight.step(1.0 / 24.0)
+        flight.step(1.0 / 24.0)
     wind = ForceFields()
     wind.add("WIND", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0, flow=0.5)
     wind.acceleration(world.bodies[0].x, world.bodies[0].v)

@@ -40,7 +40,8 @@ class ContactRows:
     """The rows of one step: stencil (node (R,S), coef (R,S)), frame (R,3,3): normal then two tangents (unit,
     orthogonal), target (R,3): c_n then c_t (m), mu (R,), and per row after a solve: active (R,) bool (pressed),
     force (R,3): (λ, γ1, γ2) in N·s² (Δt² times the force), kinetic (R,): λ̃, the normal force the friction bound is
-    scaled with (the warm start of the next step's), stretch (R,3): the tangential give where the row ends, within
+    scaled with (the warm start of the next step's), carried (R,): the λ̃ the row carried into the step (the last
+    step's, whose normal give each solve of this step takes back), stretch (R,3): the tangential give where the row ends, within
     its stick zone, in world coordinates (the next step's row of the same point starts from it: its friction anchor)."""
 
     def __init__(self, node, coef, normal, target_n, target_t, mu):
@@ -55,6 +56,7 @@ class ContactRows:
         self.active = np.zeros(r, np.bool_)
         self.force = np.zeros((r, 3))
         self.kinetic = np.zeros(r)
+        self.carried = np.zeros(r)
         self.stretch = np.zeros((r, 3))
 
     def __len__(self):
@@ -70,7 +72,7 @@ class ContactRows:
         for rows, at in ((a, slice(0, len(a))), (b, slice(len(a), len(a) + len(b)))):
             out.node[at, :rows.node.shape[1]] = rows.node
             out.coef[at, :rows.coef.shape[1]] = rows.coef
-        for name in ("frame", "target", "mu", "active", "force", "kinetic", "stretch"):
+        for name in ("frame", "target", "mu", "active", "force", "kinetic", "carried", "stretch"):
             setattr(out, name, np.concatenate([getattr(a, name), getattr(b, name)]))
         return out
 
@@ -165,9 +167,8 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     hessian = _Hessian(system, free, rows, pinv, multigrid)
     sd = np.empty((nr, 3))
     schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, sd)
-    carried = rows.kinetic.copy()
-    e_n = COMPLIANCE * sd[:, 0]
-    e_n = np.where(carried * e_n > give, 0.5 * give / np.where(carried > 0.0, carried, 1.0), e_n)
+    carried = rows.carried
+    e_n = _bounded_give(COMPLIANCE * sd[:, 0], carried, give)
     e_t = COMPLIANCE * 0.5 * (sd[:, 1] + sd[:, 2])
     base_u = np.zeros((nr, 3))
     if base is not None:
@@ -175,8 +176,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     target = rows.target - base_u
     # the normal give of the force the row carried last step (λ̃) is taken back, as the anchor takes back the
     # tangential one: a row carrying a steady load ends on its surface, not E_n λ inside it
-    preload = e_n * carried
-    target[:, 0] += preload
+    target[:, 0] += e_n * carried
     scale = max(_pnorm(b, pinv, free), _pnorm(load, pinv, free), 1e-300)
     laws = _Laws(e_n, e_t)
     bound = rows.mu * rows.kinetic
@@ -209,13 +209,15 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         settled = not np.any(rows.mu * np.abs(lam - rows.kinetic) * sd[:, 1:].max(axis=1) > gap_tolerance)
         rows.kinetic[:] = lam
         # a row that gave more than `give` under the force it took (a landing's new rows carry no λ̃) is stiffened
-        deep = e_n * lam > give
-        if deep.any():
+        # for more force, holding its point where it is with the force it has (its target moved by the give it
+        # keeps): stiffened in place, a point deep inside was thrown out within the step (a bunny landing on a cow
+        # was launched at 12 m/s). The next step's row takes that give back at most at max_correction_speed.
+        if np.any(e_n * lam > give):
             settled = False
-            e_n = np.where(deep, 0.5 * give / np.where(deep, lam, 1.0), e_n)
+            stiffer = _bounded_give(e_n, lam, give)
+            target[:, 0] -= lam * (e_n - stiffer)
+            e_n = stiffer
             laws = _Laws(e_n, e_t)
-            target[:, 0] += e_n * carried - preload
-            preload = e_n * carried
         if settled or it >= max_iterations:
             break
         bound = rows.mu * lam
@@ -232,6 +234,13 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     rows.stretch[:] = np.einsum("rkd,rk->rd", rows.frame[:, 1:], give)
     deepest = float(np.max(target[:, 0] - u[:, 0], initial=0.0))
     return Solve(it, newton, res <= tolerance and settled, res, max(deepest, 0.0))
+
+
+def _bounded_give(e_n, lam, give):
+    """The normal compliances e_n, but where a row's give e_n λ under its force λ passes `give`, the compliance that
+    gives half of it (room for the force to grow before the bound bites again)."""
+    deep = e_n * lam > give
+    return np.where(deep, 0.5 * give / np.where(deep, lam, 1.0), e_n)
 
 
 class _Laws:

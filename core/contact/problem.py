@@ -36,7 +36,7 @@ class RowMemory:
             return
         at = np.minimum(np.searchsorted(self.key, key), len(self.key) - 1)
         hit = np.flatnonzero(self.key[at] == key)
-        rows.kinetic[hit] = self.kinetic[at[hit]]
+        rows.kinetic[hit] = rows.carried[hit] = self.kinetic[at[hit]]
         rows.target[hit, 1:] -= np.einsum("rkd,rd->rk", rows.frame[hit, 1:], self.stretch[at[hit]])
 
     def store(self, key, rows):

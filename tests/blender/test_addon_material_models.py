@@ -160,7 +160,7 @@ def test_a_rubber_body_is_solved_to_the_cg_tolerance_and_a_soft_one_with_block_j
     assert any(s["contacts"] for s in steps)   # it landed
     for s in steps:
         assert s["preconditioner"] == "multigrid"
-        assert s["converged"].all()   # within the CG's cap, or the contact solve's
+        assert s["contact_converged"]   # in contact: the contact solve met its tolerance within its cap
         assert s["cg_residual"] <= s["tolerance"]
     cube.softfem.preset = "CUSTOM"
     cube.softfem.youngs_modulus, cube.softfem.density = 1.0e5, 1000.0
