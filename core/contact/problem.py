@@ -13,9 +13,9 @@ from .sides import row_sources
 
 GAP_TOLERANCE = 1e-5    # m: how far a row may end inside its surface (or slip while sticking) in a step
 MAX_ITERATIONS = 400    # cap on the Conjugate Gradient iterations of a solve (all its Newton steps)
-# A point's rows against one surface whose normals are within this cosine of a deeper one's are dropped (the deepest
-# kept): a point on a vertex of the other body's refined face meets every coplanar triangle around it, rows that
-# press the same way and only add redundancy
+# A point's rows against one surface, at the same place of the body, whose normals are within this cosine of a deeper
+# one's are dropped (the deepest kept): a point on a vertex of the other body's refined face meets every coplanar
+# triangle around it, rows that press the same way and only add redundancy
 SAME_NORMAL = 0.9
 
 
@@ -122,17 +122,20 @@ class ContactProblem:
                         self.collider[act], self.other[act])
 
 
-def distinct_rows(key, gap, normal):
+def distinct_rows(key, gap, normal, node, coef):
     """Which rows to keep (bool per row): of the rows of one key (a point and a surface), the deepest (lowest gap),
     then each one whose normal is not within SAME_NORMAL of a kept one's (a point in a collider's concave corner keeps
-    a row per wall)."""
+    a row per wall), or that holds the body at another place (its own part of the stencil, the first 4 nodes, differs:
+    a render edge lying across two rims of a bar has a row at each; keeping only the deeper, its row jumped from one
+    end of the edge to the other and back, and a resting cube's cage node swung at 0.3 m/s)."""
     order = np.lexsort((gap, key))
-    return _distinct(key, normal, order, SAME_NORMAL)
+    return _distinct(key, normal, node, coef, order, SAME_NORMAL)
 
 
 @njit(cache=True)
-def _distinct(key, normal, order, cosine):
+def _distinct(key, normal, node, coef, order, cosine):
     keep = np.zeros(len(key), np.bool_)
+    own = min(4, node.shape[1])
     start = 0
     while start < len(order):
         end = start
@@ -143,8 +146,15 @@ def _distinct(key, normal, order, cosine):
             keep[r] = True
             for j in range(start, i):
                 q = order[j]
-                if keep[q] and (normal[r, 0] * normal[q, 0] + normal[r, 1] * normal[q, 1]
-                                + normal[r, 2] * normal[q, 2]) > cosine:
+                if not keep[q] or (normal[r, 0] * normal[q, 0] + normal[r, 1] * normal[q, 1]
+                                   + normal[r, 2] * normal[q, 2]) <= cosine:
+                    continue
+                same = True
+                for k in range(own):
+                    if node[r, k] != node[q, k] or abs(coef[r, k] - coef[q, k]) > 1e-3:
+                        same = False
+                        break
+                if same:
                     keep[r] = False
                     break
         start = end

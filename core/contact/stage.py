@@ -207,7 +207,7 @@ class ContactStage:
         point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1, margin)
         if len(point):
             key = row_keys(point, collider, other, self._num_sources())
-            keep = distinct_rows(key, gap, normal)
+            keep = distinct_rows(key, gap, normal, node, coef)
             if exclude is not None:
                 keep &= ~np.isin(key, exclude)
             point, normal, gap, node, coef, move, mu_other, collider, other = (
