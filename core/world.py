@@ -27,9 +27,10 @@ from .tetmesh import TetMesh
 __all__ = ["World", "SolverSettings"]
 
 # Contact as one problem: rows are detected along the motion predicted under gravity, out to the margin plus this
-# fraction of a step's predicted travel (what the solve's motion may add), and the result is checked for new contacts
-# at most MAX_CHECKS times a step (each found set is added and the step solved again).
-PREDICTION_REACH = 0.5
+# fraction of a step's predicted travel (a body at rest strays from its free-fall prediction by a step's travel under
+# gravity: within the margin, its result needs no check), and a result that strayed further is checked for new
+# contacts at most MAX_CHECKS times a step (each found set is added and the step solved again).
+PREDICTION_REACH = 1.0
 MAX_CHECKS = 2
 
 
@@ -285,6 +286,14 @@ class World:
                                      "(lower dt, add substeps or stiffen/soften the material)")
         return stats
 
+    def _strayed(self, guess, dt):
+        """How far the solved motion may have moved a render point's gap from where the detection along `guess` saw
+        it: the largest end-of-step distance between a node's solved and predicted positions, plus the second body's
+        largest for a point on another body (render points are convex combinations of their tet's nodes)."""
+        stray = np.sqrt(np.einsum("nd,nd->n", self._state.v - guess, self._state.v - guess)) * dt
+        worst = np.sort([stray[n0:n1].max(initial=0.0) for n0, n1 in self._model.node_ranges])[::-1]
+        return float(worst[:2].sum())
+
     def _finish_step(self, stats, backup, dt, t0):
         """After a step's solve: sleeping and settling (core.sleep) from the step's contacts, the colliders at their end
         positions, the motion recorded for the next warm start; self.stats."""
@@ -304,8 +313,9 @@ class World:
 
     def _step_one_problem(self, dt, t0, backup, target, held, inv_mass):
         """The step with contact as one problem: detect once along the motion predicted under gravity (pins moving to
-        their targets), solve the implicit step with the contact rows (core.contact.problem), check the result's
-        motion for contacts the rows lack and solve again with them, record the contacts."""
+        their targets), solve the implicit step with the contact rows (core.contact.problem), and where the solved
+        motion strayed from the predicted by more than the detection's margin, check it for contacts the rows lack and
+        solve again with them; record the contacts."""
         guess = backup.v.copy()
         add_rows(guess, None, dt * self._gravity)
         guess[held] = (target[held] - backup.x[held]) / dt
@@ -320,7 +330,7 @@ class World:
             stiff_for_jacobi(b.material, edge, dt) for b, edge in zip(self.bodies, self._edges))
         while True:
             stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
-            if checks == MAX_CHECKS:
+            if checks == MAX_CHECKS or self._strayed(guess, dt) < margin:
                 break
             checks += 1
             with solver_threads(self._model.num_tets):
