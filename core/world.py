@@ -26,11 +26,10 @@ from .tetmesh import TetMesh
 
 __all__ = ["World", "SolverSettings"]
 
-# Contact as one problem: rows are detected along the motion predicted under gravity, out to the margin plus this
-# fraction of a step's predicted travel (a body at rest strays from its free-fall prediction by a step's travel under
-# gravity: within the margin, its result needs no check), and a result that strayed further is checked for new
-# contacts at most MAX_CHECKS times a step (each found set is added and the step solved again).
-PREDICTION_REACH = 1.0
+# Contact as one problem: rows are detected along the motion predicted under gravity, out to the margin plus a step's
+# predicted travel (a body at rest strays from its free-fall prediction by a step's fall under gravity: within that,
+# its result needs no check), and a result that strayed further is checked for new contacts at most MAX_CHECKS times
+# a step (each found set is added and the step solved again).
 MAX_CHECKS = 2
 
 
@@ -321,7 +320,7 @@ class World:
         guess[held] = (target[held] - backup.x[held]) / dt
         counts = self._node_counts()
         speed = float(np.sqrt(np.max(np.einsum("nd,nd->n", guess, guess), initial=0.0)))
-        margin = self._contact.settings.margin + PREDICTION_REACH * dt * speed
+        margin = self._contact.settings.margin + dt * speed
         with solver_threads(self._model.num_tets):
             problem = self._contact.problem(backup.x, guess, dt, counts, margin)
         checks = 0
