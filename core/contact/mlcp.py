@@ -188,6 +188,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     it = newton = 0
     res = math.inf
     settled = False
+    kept = None   # the last round's converged result
     for _round in range(LAG_ROUNDS):
         while True:
             f, weight = _residual(hessian, laws, rows, b, dx, free, target, bound, u, r)
@@ -205,22 +206,25 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
             if alpha <= 0.0 or used == 0:
                 break
             dx += alpha * d
+        if res <= tolerance:
+            kept = dx.copy(), f, target.copy(), bound, r.copy(), res
         lam = f[:, 0]
         settled = not np.any(rows.mu * np.abs(lam - rows.kinetic) * sd[:, 1:].max(axis=1) > gap_tolerance)
         rows.kinetic[:] = lam
         # a row that gave more than `give` under the force it took (a landing's new rows carry no λ̃) is stiffened
-        # for more force, holding its point where it is with the force it has (its target moved by the give it
-        # keeps): stiffened in place, a point deep inside was thrown out within the step (a bunny landing on a cow
-        # was launched at 12 m/s). The next step's row takes that give back at most at max_correction_speed.
         if np.any(e_n * lam > give):
             settled = False
-            stiffer = _bounded_give(e_n, lam, give)
-            target[:, 0] -= lam * (e_n - stiffer)
-            e_n = stiffer
+            e_n = _bounded_give(e_n, lam, give)
             laws = _Laws(e_n, e_t)
         if settled or it >= max_iterations:
             break
         bound = rows.mu * lam
+    if res > tolerance and kept is not None:
+        # a later round did not converge within the cap: the last converged round's result, not an iterate on
+        # its way (stiffened rows left unconverged threw a bunny landing on a cow off at 12 m/s)
+        dx[:], f, target, bound, r, res = kept
+        rows.kinetic[:] = f[:, 0]
+        settled = False
     if res <= tolerance:
         _balance_momentum(system, free, r, dx)
     rows.force[:] = f
