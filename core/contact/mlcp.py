@@ -221,7 +221,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
         bound = rows.mu * lam
     if res > tolerance and kept is not None:
         # a later round did not converge within the cap: the last converged round's result, not an iterate on
-        # its way (stiffened rows left unconverged threw a bunny landing on a cow off at 12 m/s)
+        # its way (an unconverged iterate with stiffened rows can throw a body off)
         dx[:], f, target, bound, r, res = kept
         rows.kinetic[:] = f[:, 0]
         settled = False

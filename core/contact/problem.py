@@ -126,8 +126,7 @@ def distinct_rows(key, gap, normal, node, coef):
     """Which rows to keep (bool per row): of the rows of one key (a point and a surface), the deepest (lowest gap),
     then each one whose normal is not within SAME_NORMAL of a kept one's (a point in a collider's concave corner keeps
     a row per wall), or that holds the body at another place (its own part of the stencil, the first 4 nodes, differs:
-    a render edge lying across two rims of a bar has a row at each; keeping only the deeper, its row jumped from one
-    end of the edge to the other and back, and a resting cube's cage node swung at 0.3 m/s)."""
+    a render edge lying across two rims of a bar keeps a row at each, or its one row would jump between them)."""
     order = np.lexsort((gap, key))
     return _distinct(key, normal, node, coef, order, SAME_NORMAL)
 
