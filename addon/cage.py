@@ -45,7 +45,7 @@ def build_cage(obj, progress=None, time_limit=None):
     extra = {} if time_limit is None else {"time_limit": time_limit}
     if s.mode == "CONFORMING":
         extra.update(envelope=s.envelope, progress=progress)
-    tm = core.tetrahedralize(verts, tris, resolution=s.resolution, mode=s.mode.lower(), **extra)
+    tm = core.tetrahedralize(verts, tris, resolution=s.resolution or "auto", mode=s.mode.lower(), **extra)
     if not np.all(axes == 1.0):
         tm = tm.moved(tm.nodes / axes)
     _CAGES[cage_key(obj)] = tm
@@ -70,8 +70,10 @@ def record(obj, tm):
 
 
 def summary(report):
-    """One line on what Tetrahedralize did: mode, nodes, tets, min quality, and for an open mesh the filled volume."""
-    line = (f"{report['mode'].capitalize()}: {report['nodes']:,} nodes, {report['tets']:,} tets, "
+    """One line on what Tetrahedralize did: mode, nodes, tets (and the resolution Auto chose), min quality, and for an
+    open mesh the filled volume."""
+    line = (f"{report['mode'].capitalize()}: {report['nodes']:,} nodes, {report['tets']:,} tets"
+            f"{' (Auto: resolution %d)' % report['resolution'] if report.get('auto') else ''}, "
             f"quality {report['quality_min']:.2f}")
     if not report["closed"]:
         line += f", open mesh filled: {report['mesh_volume']:.4g} m³"

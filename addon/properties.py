@@ -118,8 +118,9 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
                                        "which goes on with the animation's velocity (as Rigid Body's Animated)")
     effector_weights: PointerProperty(type=SoftFEMEffectorWeights, name="Field Weights", options=set(),
                                       description="Which force fields act on this body, and its gravity factor")
-    resolution: IntProperty(name="Resolution", default=12, min=2, max=256, soft_max=64, options=set(),
-                            description="Cage cells along the longest side of the mesh's bounding box")
+    resolution: IntProperty(name="Resolution", default=0, min=0, max=256, soft_max=64, options=set(),
+                            description="Cage cells along the longest side of the mesh's bounding box; 0: Auto, "
+                                        "the finest cage of at most 1,500 tets, whatever the object's size")
     mode: EnumProperty(name="Mode", default="CAGE", options=set(),
                        items=[("CAGE", "Cage", "Coarse tet cage around the mesh; the mesh is embedded in it"),
                               ("CONFORMING", "Conforming",
@@ -163,8 +164,12 @@ class SoftFEMSceneSettings(bpy.types.PropertyGroup):
     """Per-scene solver and cache settings."""
 
     substeps: IntProperty(name="Substeps", default=4, min=1, max=200, soft_max=50, options=set(),
-                          description="Solver steps per frame (each 1/(fps*substeps) s); raise it for stiff "
-                                      "materials or fast motion")
+                          description="Solver steps per frame (each 1/(fps*substeps) s), at most when Adaptive; "
+                                      "raise it for stiff materials or fast motion")
+    adaptive_substeps: BoolProperty(name="Adaptive", default=True, options=set(),
+                                    description="Each frame takes as few of the Substeps as its motion needs: one "
+                                                "when calm, all of them at a fast impact (no node moves more than "
+                                                "half a cage cell a step)")
     integrator: EnumProperty(name="Integrator", default="BACKWARD_EULER", options=set(),
                              items=[("BACKWARD_EULER", "Backward Euler",
                                      "Stable, damps fast wobble numerically (more with fewer substeps)"),

@@ -55,7 +55,7 @@ def signature(scene, fresh=False):
     r = scene.render
     key = animation.setting_key
     parts = [r.fps, r.fps_base, key(scene, "gravity", tuple(scene.gravity)), scene.use_gravity, frame_range(scene)[0],
-             s.substeps, s.newton_iterations, s.cg_iterations, s.time_scale, s.integrator]
+             s.substeps, s.adaptive_substeps, s.newton_iterations, s.cg_iterations, s.time_scale, s.integrator]
     for obj in soft_bodies(scene):
         o = obj.softfem
         parts.append((body_key(obj), key(obj, "softfem.youngs_modulus", o.youngs_modulus), o.poisson_ratio, o.density,

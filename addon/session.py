@@ -226,12 +226,18 @@ class Session:
         if self.current != frame - 1:
             self._resume(frame - 1)
         s = scene.softfem
-        n = s.substeps
-        dt = scene.render.fps_base / (scene.render.fps * n) * s.time_scale
         targets = [animated_shape.frame_targets(scene.objects[body.name], body, depsgraph, frame, self.warn)
                    for body in self.bodies]
         moves = colliders.frame_targets(self.colliders, scene, depsgraph)
         self._read_animated_settings(core, scene)
+        # Animated bodies are driven along their animation through the frame's steps (where it puts them at the
+        # frame's end, linearly): a moving obstacle the bodies they push cannot push back. (Moved freely within the
+        # frame and put back on the animation at its end, a ball pushing another at 1.5 m/s ended 255 mm inside it.)
+        animated = [(body, body.handle.x.copy(), self._animated_pose(scene.objects[body.name], body, depsgraph))
+                    for body in self.bodies if scene.objects[body.name].softfem.animated]
+        frame_seconds = scene.render.fps_base / scene.render.fps * s.time_scale
+        n = frame_steps(core, self.world, s, frame_seconds, moves, targets, animated)
+        dt = frame_seconds / n
         # The preconditioner carries nothing over from the frame before, and the motion the CG's warm start
         # extrapolates is the cached one, so the frame comes out the same played on from it or simulated again from
         # its cached state (with what the World carried, _resume) by a fresh World. (Forgotten every frame, the motion
@@ -239,11 +245,6 @@ class Session:
         self.world.reset_preconditioner()
         self.world.motion = [motion for *_, motion in self.state(frame - 1)]
         self.world.settings.preconditioner = preconditioner(core, self.bodies, dt)
-        # Animated bodies are driven along their animation through the frame's steps (where it puts them at the
-        # frame's end, linearly): a moving obstacle the bodies they push cannot push back. (Moved freely within the
-        # frame and put back on the animation at its end, a ball pushing another at 1.5 m/s ended 255 mm inside it.)
-        animated = [(body, body.handle.x.copy(), self._animated_pose(scene.objects[body.name], body, depsgraph))
-                    for body in self.bodies if scene.objects[body.name].softfem.animated]
         pushes = self._external_accelerations(core, scene)
         try:
             for k in range(1, n + 1):
@@ -267,7 +268,7 @@ class Session:
                     raise core.SimulationDiverged("non-finite node positions")
         except core.SimulationDiverged:
             self.diverged_at = frame
-            self.error = (f"simulation diverged at frame {frame}: raise Substeps (now {n}) or soften the "
+            self.error = (f"simulation diverged at frame {frame}: raise Substeps (now {s.substeps}) or soften the "
                           f"material; frames up to {frame - 1} are kept")
             print("SoftFEM:", self.error)
             self.current = None
@@ -276,7 +277,6 @@ class Session:
         for body, (*_, goal_end) in zip(self.bodies, targets):
             if goal_end is not None:
                 body.goal_poses[frame] = goal_end
-        frame_seconds = dt * n
         for body, before, pose in animated:
             # Animated: the body is where its animation puts it, moving at the animation's velocity over the
             # frame, which the simulation goes on with once Animated is keyframed off.
@@ -401,3 +401,14 @@ def forget(scene=None):
         mesh_hashes.forget()
     else:
         _SESSIONS.pop(scene.name, None)
+
+
+def frame_steps(core, world, settings, frame_seconds, moves, targets, animated):
+    """The frame's steps: all the Substeps, or with Adaptive as few as the motion at its start needs
+    (core.frame_substeps), counting the colliders, pin targets and animated bodies driven through it."""
+    if not settings.adaptive_substeps:
+        return settings.substeps
+    driven = [verts - c.vertices for c, verts in moves] + [b - a for a, b, *_ in targets if a is not None]
+    driven += [pose - before for _, before, pose in animated]
+    fastest = max((float(np.sqrt(np.einsum("nd,nd->n", d, d).max(initial=0.0))) for d in driven), default=0.0)
+    return core.frame_substeps(world, frame_seconds, settings.substeps, outside_speed=fastest / frame_seconds)

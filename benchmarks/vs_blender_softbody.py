@@ -1,18 +1,18 @@
 """SoftFEM vs Blender's built-in Soft Body: icosphere (5 subdivisions, 2562 vertices) dropped from 2 m on a plane.
 
 60 frames at 24 fps, one run each, frames driven by scene.frame_set for both: SoftFEM through the add-on at its
-defaults (Add Soft Body on the icosphere, a Collision plane, nothing else set: resolution 12, E = 1e5 Pa, 4
-substeps) and Blender's Soft Body at its defaults (use_goal off, so that it falls; vertices collide with the same
+defaults (Add Soft Body on the icosphere, a Collision plane, nothing else set: resolution Auto, E = 1e5 Pa, at most
+4 substeps, Adaptive) and Blender's Soft Body at its defaults (use_goal off, so that it falls; vertices collide with the same
 Collision plane), and again with its optional Face collision on (not needed on this plane: it rests as high, and it
 costs Blender ~4x the time; earlier versions of this benchmark compared against this one alone).
 Prints the median ms per frame after the first frame for each and their ratios; the total time of frames 2-60 (what a
 bake of the shot costs: the landings, which the median leaves out, weigh most in it) and its ratio; the volume kept at
 frame 60.
-`--resolution N` and `--substeps N` run SoftFEM at that cage resolution or those substeps instead of the defaults
-(what other defaults would buy; labelled in the output). `--core` adds the earlier core-only figure (the same meshes
+`--resolution N`, `--substeps N` and `--fixed` run SoftFEM at that cage resolution, those substeps or all of them
+every frame instead of the defaults (`--resolution 12 --fixed`: the defaults before Auto; labelled in the output). `--core` adds the earlier core-only figure (the same meshes
 through core at cage resolution 8, E = 1e6 Pa: not the add-on's defaults), labelled as such.
 Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/vs_blender_softbody.py [--resolution N] [--substeps N]
-     [--damping S] [--core]
+     [--damping S] [--fixed] [--core]
 """
 import argparse
 import os
@@ -92,8 +92,8 @@ def play(bpy, scene, ball, v0, tris):
             float(v[:, 2].min()))
 
 
-def run_addon(resolution=None, substeps=None, damping=None):
-    """SoftFEM through the add-on: its defaults, or the given cage resolution, substeps and damping."""
+def run_addon(resolution=None, substeps=None, damping=None, fixed=False):
+    """SoftFEM through the add-on: its defaults, or the given cage resolution, substeps, damping and fixed substeps."""
     bpy, scene, plane, ball = blender_scene()
     v0, tris = mesh_arrays(ball)
     bpy.ops.object.select_all(action='DESELECT')
@@ -106,8 +106,11 @@ def run_addon(resolution=None, substeps=None, damping=None):
         ball.softfem.damping = damping
     if substeps is not None:
         scene.softfem.substeps = substeps
-    settings = (ball.softfem.resolution, ball.softfem.youngs_modulus, round(ball.softfem.damping, 6),
-                scene.softfem.substeps, ball.softfem.cage_tets)
+    scene.softfem.adaptive_substeps = not fixed
+    auto = f"auto {ball.softfem.cage_summary.split('resolution ')[1].split(')')[0]}" if ball.softfem.resolution == 0 \
+        else ball.softfem.resolution
+    settings = (auto, ball.softfem.youngs_modulus, round(ball.softfem.damping, 6),
+                f"{'' if fixed else '≤'}{scene.softfem.substeps}", ball.softfem.cage_tets)
     return play(bpy, scene, ball, v0, tris) + (settings,)
 
 
@@ -139,11 +142,13 @@ def main():
     parser.add_argument("--resolution", type=int, help="the cage resolution instead of the default")
     parser.add_argument("--substeps", type=int, help="substeps per frame instead of the default")
     parser.add_argument("--damping", type=float, help="the body's Damping in s instead of the default")
+    parser.add_argument("--fixed", action="store_true", help="every frame all its substeps (Adaptive off)")
     parser.add_argument("--core", action="store_true", help="add the earlier core-only figure")
     args = parser.parse_args()
     ms_a, total_a, vol_a, low_a, (res, e, damping, substeps, tets) = run_addon(args.resolution, args.substeps,
-                                                                               args.damping)
-    label = "defaults" if (args.resolution, args.substeps, args.damping) == (None, None, None) else "set"
+                                                                               args.damping, args.fixed)
+    label = "defaults" if (args.resolution, args.substeps, args.damping, args.fixed) == (None, None, None, False) \
+        else "set"
     blender = [("Blender Soft Body (defaults)", run_blender(False)),
                ("Blender Soft Body, Face collision on", run_blender(True))]
     print(f"Icosphere 2562 vertices, r = 0.5 m, dropped from {HEIGHT} m on a Collision plane (outer thickness "

@@ -91,7 +91,7 @@ def draw_cage(layout, context):
         return
     s = obj.softfem
     layout.prop(s, "mode")
-    layout.prop(s, "resolution")
+    layout.prop(s, "resolution", text="Resolution (0: Auto)")
     if s.mode == "CONFORMING":
         layout.prop(s, "envelope")
         if not ftetwild_found():
@@ -123,13 +123,19 @@ def draw_solver(layout, context):
     """The scene's solver settings."""
     s = context.scene.softfem
     col = layout.column(align=True)
-    col.prop(s, "substeps")
+    row = col.row(align=True)
+    row.prop(s, "substeps", text="Substeps (max)" if s.adaptive_substeps else "Substeps")
+    row.prop(s, "adaptive_substeps", toggle=True)
     col.prop(s, "integrator")
     col.prop(s, "newton_iterations", text="Newton Iterations (0: Auto)")
     col.prop(s, "cg_iterations")
     fps = context.scene.render.fps / context.scene.render.fps_base
     layout.prop(s, "time_scale")
-    layout.label(text=f"Time step: {1000.0 * s.time_scale / (fps * s.substeps):.2f} ms")
+    step = 1000.0 * s.time_scale / (fps * s.substeps)
+    if s.adaptive_substeps:
+        layout.label(text=f"Time step: {step:.2f} to {step * s.substeps:.2f} ms")
+    else:
+        layout.label(text=f"Time step: {step:.2f} ms")
     layout.prop(s, "collision_collection")
 
 

@@ -20,49 +20,49 @@ SAME_NORMAL = 0.9
 
 
 class RowMemory:
-    """What carries from one step's rows to the next, per (point, surface) key: λ̃, the normal force its friction
-    bound is scaled with (the last solve's λ), and the friction anchor: the row's tangential give (world, within its
-    stick zone E_t μ λ̃), from which the next step's row starts, so that a sticking contact holds its force without
-    creeping by its give every step."""
+    """What carries from one step's rows to the next, per (point, surface) key: the normal force its friction bound is
+    scaled with (the last solve's λ, kept in N so that the next step may be longer or shorter: λ̃ = force Δt²), and
+    the friction anchor: the row's tangential give (world, within its stick zone E_t μ λ̃), from which the next step's
+    row starts, so that a sticking contact holds its force without creeping by its give every step."""
 
     def __init__(self):
         self.key = np.zeros(0, np.int64)
-        self.kinetic = np.zeros(0)
+        self.force = np.zeros(0)
         self.stretch = np.zeros((0, 3))
 
-    def recall(self, key, rows):
-        """Start `rows` (keys `key`) from the last step's λ̃ and anchors of the same keys."""
+    def recall(self, key, rows, dt):
+        """Start `rows` (keys `key`) of a step of dt seconds from the last step's forces and anchors of the same keys."""
         if not len(self.key) or not len(key):
             return
         at = np.minimum(np.searchsorted(self.key, key), len(self.key) - 1)
         hit = np.flatnonzero(self.key[at] == key)
-        rows.kinetic[hit] = rows.carried[hit] = self.kinetic[at[hit]]
+        rows.kinetic[hit] = rows.carried[hit] = self.force[at[hit]] * (dt * dt)
         rows.target[hit, 1:] -= np.einsum("rkd,rd->rk", rows.frame[hit, 1:], self.stretch[at[hit]])
 
-    def store(self, key, rows):
+    def store(self, key, rows, dt):
         order = np.argsort(key, kind="stable")
         self.key = key[order]
-        self.kinetic = rows.kinetic[order].copy()
+        self.force = rows.kinetic[order] / (dt * dt)
         self.stretch = rows.stretch[order].copy()
 
     def forget(self):
         self.__init__()
 
     def carried(self, prefix):
-        """Its arrays (keys, λ̃, anchors), named prefix + key / kinetic / stretch (see World.carried)."""
-        return {prefix + "key": self.key.copy(), prefix + "kinetic": self.kinetic.copy(),
+        """Its arrays (keys, forces, anchors), named prefix + key / force / stretch (see World.carried)."""
+        return {prefix + "key": self.key.copy(), prefix + "force": self.force.copy(),
                 prefix + "stretch": self.stretch.copy()}
 
     def restorer(self, carried, prefix):
         """A function that takes back what carried(prefix) gave (checked now: InvalidInputError if it does not fit)."""
         key = take(carried, prefix + "key", (None,), np.int64)
-        kinetic = take(carried, prefix + "kinetic", (len(key),), np.float64)
+        force = take(carried, prefix + "force", (len(key),), np.float64)
         stretch = take(carried, prefix + "stretch", (len(key), 3), np.float64)
         if np.any(np.diff(key) < 0):
             raise InvalidInputError(f"the carried '{prefix}key' is not sorted")
 
         def restore():
-            self.key, self.kinetic, self.stretch = key, kinetic, stretch
+            self.key, self.force, self.stretch = key, force, stretch
         return restore
 
 
@@ -70,7 +70,7 @@ class ContactProblem:
     """The contact rows of one step (detected once, with more added by the check after the solve) and their solve
     inside the implicit step (implicit_step's `contact`)."""
 
-    def __init__(self, point, normal, gap, node, coef, move, mu, collider, other, num_sources, memory, push_out):
+    def __init__(self, point, normal, gap, node, coef, move, mu, collider, other, num_sources, memory, push_out, dt):
         """A point found `gap` (m, negative: inside) from its surface, which moves by `move` (m), comes out by at
         most push_out (m) in the step: a body started inside another comes out gradually, not launched."""
         self.memory = memory
@@ -80,7 +80,7 @@ class ContactProblem:
         target_n = np.einsum("rd,rd->r", normal, move) - np.maximum(gap, -push_out)
         rows = ContactRows(node, coef, normal, target_n, np.zeros((len(point), 2)), mu)
         rows.target[:, 1:] = np.einsum("rkd,rd->rk", rows.frame[:, 1:], move)
-        memory.recall(self.key, rows)
+        memory.recall(self.key, rows, dt)
         self.rows = rows
         self.iterations = 0
         self.restarts = 0
@@ -113,7 +113,7 @@ class ContactProblem:
         """After the step (positions x0 -> x1): remember the rows for the next step, and the step's Contacts (the
         active rows, their forces in N)."""
         rows = self.rows
-        self.memory.store(self.key, rows)
+        self.memory.store(self.key, rows, dt)
         act = np.flatnonzero(rows.active)
         v = (x1 - x0) / dt
         ends = contact_positions(self.point[act], rows.node[act], rows.coef[act], x0, v, dt, num_render_points)

@@ -216,7 +216,7 @@ class ContactStage:
             return None
         mu = combined_friction(self._layout["mu"][point], mu_other)
         return ContactProblem(point, normal, gap, node, coef, move, mu, collider, other, self._num_sources(),
-                              self._row_memory, self.settings.max_correction_speed * dt)
+                              self._row_memory, self.settings.max_correction_speed * dt, dt)
 
     def finish_problem(self, problem, x0, x1, dt):
         """Record the solved problem's contacts (and its rows for the next step's warm start); None: no contact."""

@@ -14,10 +14,13 @@ from .quality import min_dihedral_angles, tet_quality
 
 MODES = ("cage", "conforming")
 MAX_RESOLUTION = 256
+# The most tets a cage of resolution "auto" has: near the first thesis seed's 300-1,300 tets per object, where a body
+# keeps its volume and its swing (benchmarks/RESULTS.md, "Auto resolution") at a fraction of resolution 12's cost
+TET_BUDGET = 1500
 
 
 def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, cell_size=None, envelope=ENVELOPE,
-                   time_limit=TIME_LIMIT, progress=None):
+                   time_limit=TIME_LIMIT, progress=None, tet_budget=TET_BUDGET):
     """Tet mesh for a surface mesh (vertices (n,3) float, triangles (m,3) int, world units).
 
     mode="cage" (default): a coarse cage of 5-tet cubes, `resolution` cells along the longest bounding-box side,
@@ -30,6 +33,8 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     the tets (a vertex just outside goes to its nearest tet). fTetWild runs in a child process stopped after
     `time_limit` seconds; `progress(seconds)` is called while it runs.
     `cell_size` (world units), when given, replaces `resolution` by ceil(longest side / cell_size).
+    resolution="auto": the finest resolution whose cage has at most `tet_budget` tets, whatever the body's size
+    (conforming mode uses the same resolution for fTetWild's edge length).
     Returns a core.TetMesh with `.embedding` (one row per input vertex: `.tet`, `.weights`, `.positions(nodes)`),
     `.mass_weights` (per-tet mass factor: total mass = density * enclosed volume for closed meshes),
     `.stiffness_weights` (per-tet factor on the elastic moduli: the share of a cage tet the body fills) and `.report`.
@@ -45,8 +50,13 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         if resolution > MAX_RESOLUTION:
             raise InvalidInputError(f"cell_size {cell_size!r} gives {resolution} cells along the longest side "
                                     f"(at most {MAX_RESOLUTION}); use a larger cell size")
+    auto = isinstance(resolution, str) and resolution == "auto"
+    if auto:
+        if not isinstance(tet_budget, (int, np.integer)) or tet_budget < 1:
+            raise InvalidInputError(f"tet_budget must be a positive whole number of tets, got {tet_budget!r}")
+        resolution = auto_resolution(surface, int(tet_budget))
     if not isinstance(resolution, (int, np.integer)) or not 1 <= resolution <= MAX_RESOLUTION:
-        raise InvalidInputError(f"resolution must be an integer in [1, {MAX_RESOLUTION}], got {resolution!r}")
+        raise InvalidInputError(f"resolution must be an integer in [1, {MAX_RESOLUTION}] or 'auto', got {resolution!r}")
     if mode == "cage":
         unit_nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info = build_cage(
             surface, int(resolution), relax_passes=2 if relax else 0)
@@ -67,8 +77,10 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         "slivers": int((quality < SLIVER_QUALITY).sum()), "min_dihedral_deg": float(dihedral.min()),
         "closed": info["closed"], "mesh_volume": info["mesh_volume_unit"] * s3,
         "cage_volume": info["cage_volume_unit"] * s3, "cell_size": info["cell_size_unit"] * surface.scale,
-        "grid_cells": info["grid_cells"],
+        "grid_cells": info["grid_cells"], "auto": auto,
     }
+    if auto:
+        report["tet_budget"] = int(tet_budget)
     if not info["closed"]:
         report["holes_closed"] = info.get("holes_closed", False)
     for key in ("split_tets", "duplicated_nodes", "relaxed_moves", "ftetwild_triangles", "simplified",
@@ -81,3 +93,37 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     report["seconds"] = time.perf_counter() - t0
     return TetMesh(nodes, tets, embedding=Embedding(tets, tet_of_vertex, weights, triangles=surface.triangles),
                    mass_weights=mass_weights, report=report, stiffness_weights=stiffness_weights)
+
+
+def auto_resolution(surface, budget):
+    """The largest cage resolution (2 at least) whose cage of `surface` has at most `budget` tets. A cage's count grows
+    like r³ for a bulky body and like r² for a thin one: the growth measured between two trial cages predicts the
+    resolution, then bisection finds the exact one (a few cage builds, each a fraction of a second)."""
+    good, bad = 1, MAX_RESOLUTION + 1          # count(good) <= budget < count(bad)
+    counts = {}
+
+    def within(r):
+        if r not in counts:
+            counts[r] = len(build_cage(surface, r, relax_passes=0)[1])
+        return counts[r] <= budget
+
+    for r in (6, 8):
+        if within(r):
+            good = max(good, r)
+        else:
+            bad = min(bad, r)
+    growth = max(np.log(max(counts[8], 1) / max(counts[6], 1)) / np.log(8 / 6), 1.0)
+    guess = int(np.floor(8 * (budget / max(counts[8], 1)) ** (1.0 / growth)))
+    for r in (guess, guess + 1):
+        if good < r < bad:
+            if within(r):
+                good = r
+            else:
+                bad = r
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if within(mid):
+            good = mid
+        else:
+            bad = mid
+    return max(good, 2)

@@ -10,6 +10,7 @@ import core
 from core.errors import InvalidInputError
 from core.geometry.obj import load_obj
 from core.geometry.quality import CAGE_QUALITY_BOUND
+from core.geometry.tetrahedralize import TET_BUDGET
 
 MODELS = ["spot", "cow", "homer", "stanford-bunny", "teapot", "suzanne"]
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "models")
@@ -335,3 +336,30 @@ def test_cell_size_alternative_to_resolution():
     for bad in (0.0, -1.0, float("nan"), 1e-6):
         with pytest.raises(InvalidInputError, match="cell_size"):
             core.tetrahedralize(v, t, cell_size=bad)
+
+
+@pytest.mark.parametrize("mesh", ["sphere", "cube", "plank", "bar"])
+def test_auto_resolution_is_the_finest_cage_within_the_tet_budget_whatever_the_size(mesh):
+    # the Auto cage of a bulky body (count ~ r³), a plank and a bar (~ r² and ~ r while one cell thick): the finest
+    # resolution within the budget (one more passes it), the same at 5 cm and 20 m
+    v, t = {"sphere": icosphere(2), "cube": box((-1, -1, -1), (1, 1, 1)), "plank": box((0, 0, 0), (2, 1, 0.04)),
+            "bar": box((0, 0, 0), (1, 0.1, 0.1))}[mesh]
+    auto = core.tetrahedralize(v, t, resolution="auto")
+    r = auto.report["resolution"]
+    assert auto.report["auto"] and auto.report["tet_budget"] == TET_BUDGET
+    assert 2 <= r and len(auto.tets) <= auto.report["tet_budget"]
+    assert len(core.tetrahedralize(v, t, resolution=r + 1).tets) > auto.report["tet_budget"]
+    assert np.array_equal(core.tetrahedralize(v, t, resolution=r).tets, auto.tets)
+    for scale in (0.025, 10.0):
+        assert core.tetrahedralize(v * scale, t, resolution="auto").report["resolution"] == r
+    small = core.tetrahedralize(v, t, resolution="auto", tet_budget=300)
+    assert len(small.tets) <= 300 and small.report["resolution"] <= r
+
+
+def test_auto_resolution_bad_budget_is_a_one_line_error():
+    v, t = icosphere(1)
+    for bad in (0, -5, 2.5, "many"):
+        with pytest.raises(InvalidInputError, match="tet_budget"):
+            core.tetrahedralize(v, t, resolution="auto", tet_budget=bad)
+    with pytest.raises(InvalidInputError, match="resolution"):
+        core.tetrahedralize(v, t, resolution="automatic")

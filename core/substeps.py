@@ -1,0 +1,42 @@
+"""Adaptive substeps: how many steps the next frame takes, from the motion the bodies start it with."""
+import math
+
+import numpy as np
+
+from .errors import InvalidInputError
+from .tetmesh import signed_volumes
+
+# A node moves at most this fraction of its body's cell in one step, at the fastest speed anything has at the frame's
+# start (benchmarks/RESULTS.md, "Adaptive substeps")
+TRAVEL = 0.5
+
+
+def cell_size(mesh):
+    """A tet mesh's cell: the edge of a cube of five of its mean tets (a cage's grid step; a mesh's edge length)."""
+    volume = np.abs(signed_volumes(mesh.nodes, mesh.tets)).mean() if mesh.num_tets else 0.0
+    return float(np.cbrt(5.0 * volume))
+
+
+def frame_substeps(world, frame_time, most, outside_speed=0.0):
+    """Steps (1..most) for a frame of frame_time seconds: the fewest in which no node of an awake body, at the fastest
+    speed of its body's nodes or of `outside_speed` (m/s: the fastest collider or pin target this frame), travels more
+    than TRAVEL of its body's cell per step. One step when calm, `most` at a fast impact. It reads the state alone, so a
+    frame takes the same steps played, scrubbed, resumed from a cache or baked."""
+    if not (isinstance(most, (int, np.integer)) and most >= 1):
+        raise InvalidInputError(f"most must be a whole number of steps, at least 1, got {most!r}")
+    if not (math.isfinite(frame_time) and frame_time > 0.0 and math.isfinite(outside_speed)):
+        raise InvalidInputError(f"frame_time must be positive and outside_speed finite, got {frame_time}, "
+                                f"{outside_speed}")
+    asleep = world.asleep
+    steps = 1
+    for body, sleeping in zip(world.bodies, asleep):
+        if sleeping:
+            continue
+        v = body.v
+        speed = max(float(np.sqrt(np.einsum("nd,nd->n", v, v).max(initial=0.0))), abs(outside_speed))
+        h = TRAVEL * cell_size(body.mesh)
+        if h > 0.0 and speed > 0.0:
+            steps = max(steps, math.ceil(speed * frame_time / h - 1e-9))
+        if steps >= most:
+            return int(most)
+    return int(steps)

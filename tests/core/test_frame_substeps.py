@@ -1,0 +1,54 @@
+"""Adaptive substeps (core.frame_substeps): one step a frame when calm, more as the fastest node would cross more
+than TRAVEL of its cell in a step, never more than asked, and bodies asleep count for nothing."""
+import math
+
+import numpy as np
+import pytest
+
+import core
+from contact_scenes import icosphere
+from core.substeps import TRAVEL, cell_size
+
+FRAME = 1.0 / 24.0
+
+
+def ball_world(resolution=7):
+    world = core.World()
+    v, t = icosphere(2, 1.0, (0.0, 0.0, 3.0))
+    tm = core.tetrahedralize(v, t, resolution=resolution)
+    return world, world.add_body(tm, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0))
+
+
+def test_a_cage_cell_is_its_grid_step():
+    world, ball = ball_world()
+    step = ball.mesh.report["cell_size"]
+    assert cell_size(ball.mesh) == pytest.approx(step, rel=0.2)   # outer tets are relaxed toward the surface
+
+
+def test_calm_is_one_step_and_speed_takes_more_up_to_the_most_asked():
+    world, ball = ball_world()
+    h = TRAVEL * cell_size(ball.mesh)
+    assert core.frame_substeps(world, FRAME, 4) == 1
+    for speed in (0.5 * h / FRAME, 1.5 * h / FRAME, 2.5 * h / FRAME):
+        ball.v[:] = 0.0
+        ball.v[7] = (0.0, 0.0, -speed)                           # its fastest node sets it
+        assert core.frame_substeps(world, FRAME, 4) == math.ceil(speed * FRAME / h)
+    assert core.frame_substeps(world, FRAME, 2) == 2
+    ball.v[:] = 0.0
+    assert core.frame_substeps(world, FRAME, 4, outside_speed=2.5 * h / FRAME) == 3   # a collider driven at it
+
+
+def test_a_sleeping_body_takes_no_steps_of_its_own_and_bad_input_is_an_error():
+    world, ball = ball_world()
+    world.add_collider(np.array([[-5, -5, 1.9], [5, -5, 1.9], [5, 5, 1.9], [-5, 5, 1.9]], float),
+                       np.array([[0, 1, 2], [0, 2, 3]]), friction=0.8)
+    for _ in range(400):
+        world.step(FRAME)
+        if world.asleep.all():
+            break
+    assert world.asleep.all()
+    ball.v[:] = (0.0, 0.0, -10.0)     # (read as asleep until the next step looks at it)
+    assert world.asleep.all() and core.frame_substeps(world, FRAME, 4) == 1
+    for args in ((0.0, 4), (FRAME, 0), (FRAME, 2.5), (float("nan"), 4)):
+        with pytest.raises(core.InvalidInputError):
+            core.frame_substeps(world, *args)
