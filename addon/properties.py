@@ -168,8 +168,8 @@ class SoftFEMSceneSettings(bpy.types.PropertyGroup):
                                       "raise it for stiff materials or fast motion")
     adaptive_substeps: BoolProperty(name="Adaptive", default=True, options=set(),
                                     description="Each frame takes as few of the Substeps as its motion needs: one "
-                                                "when calm, all of them at a fast impact (no node moves more than "
-                                                "half a cage cell a step)")
+                                                "when calm, all of them at an impact or while a body swings (no "
+                                                "node moves half a cage cell, or deforms a tenth of one, a step)")
     integrator: EnumProperty(name="Integrator", default="BACKWARD_EULER", options=set(),
                              items=[("BACKWARD_EULER", "Backward Euler",
                                      "Stable, damps fast wobble numerically (more with fewer substeps)"),

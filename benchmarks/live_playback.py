@@ -4,7 +4,7 @@ per frame, timed through the landing.
 The frames are driven as live playback drives them: scene.frame_set(f) for f = 1..N, nothing cached, the
 frame handler simulating each frame and writing it back. Prints the median and 90th percentile per frame of
 the whole frame_set, World.step (the solver) split into FEM and contact parts, and the add-on's own work.
-Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/live_playback.py [--frames 60] [--substeps N]
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/live_playback.py [--frames 60] [--substeps N] [--resolution N] [--fixed]
      [--damping S] [--profile]
 """
 import argparse
@@ -30,7 +30,7 @@ GAP = 0.30    # m, between the bunny's lowest vertex and the plane's outer thick
 WARMUP = 12   # frames played (and freed) before the timed pass, which simulates them again
 
 
-def build_scene(softfem, substeps=None, damping=None):
+def build_scene(softfem, substeps=None, damping=None, resolution=None, fixed=False):
     """Factory scene: a 10 m Collision plane and the bunny (longest side SIZE) made a soft body by the operator."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     link_and_enable()
@@ -38,6 +38,7 @@ def build_scene(softfem, substeps=None, damping=None):
     scene.softfem.cache_directory = tempfile.mkdtemp(prefix="softfem_live_") + os.sep
     if substeps is not None:
         scene.softfem.substeps = substeps
+    scene.softfem.adaptive_substeps = not fixed
     bpy.ops.mesh.primitive_plane_add(size=10.0, location=(0, 0, 0))
     plane = bpy.context.active_object
     plane.name = "Floor"
@@ -54,13 +55,15 @@ def build_scene(softfem, substeps=None, damping=None):
     bpy.ops.object.select_all(action='DESELECT')
     bunny.select_set(True)
     bpy.context.view_layer.objects.active = bunny
+    if resolution is not None:
+        bunny.softfem.resolution = resolution
     t = time.perf_counter()
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
     if damping is not None:
         bunny.softfem.damping = damping
     print(f"bunny: {len(bunny.data.vertices)} vertices, {len(bunny.data.polygons)} faces; cage "
-          f"{bunny.softfem.cage_nodes} nodes, {bunny.softfem.cage_tets} tets (resolution {bunny.softfem.resolution}, "
-          f"add_soft_body {time.perf_counter() - t:.1f} s); {scene.softfem.substeps} substeps at "
+          f"{bunny.softfem.cage_nodes} nodes, {bunny.softfem.cage_tets} tets (resolution {bunny.softfem.resolution or 'Auto'}, "
+          f"add_soft_body {time.perf_counter() - t:.1f} s); {'fixed' if fixed else 'adaptive, at most'} {scene.softfem.substeps} substeps at "
           f"{scene.render.fps} fps, E = {bunny.softfem.youngs_modulus:g} Pa")
     return scene, bunny
 
@@ -100,10 +103,12 @@ def main():
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--substeps", type=int, default=None, help="Substeps (default: the add-on's default)")
     parser.add_argument("--damping", type=float, default=None, help="Damping in s (default: the add-on's default)")
+    parser.add_argument("--resolution", type=int, default=None, help="Resolution (default: the add-on's, Auto)")
+    parser.add_argument("--fixed", action="store_true", help="every substep every frame (Adaptive off)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of the played frames")
     args = parser.parse_args()
     softfem = link_and_enable()
-    scene, bunny = build_scene(softfem, args.substeps, args.damping)
+    scene, bunny = build_scene(softfem, args.substeps, args.damping, args.resolution, args.fixed)
     scene.frame_start, scene.frame_end = 1, args.frames + 1
     timers = Timers()
     instrument(softfem, timers)

@@ -3,12 +3,12 @@
 The scene a user builds to fill a crate: a 1.2 m box (Blender's cube with its top face deleted, a Collision modifier)
 on a 10 m Collision plane, and above it two layers of nine props on a 0.3 m grid, in turn Blender's default cube at
 0.2 m (tilted), an icosphere (2 subdivisions, r = 0.12 m) and Suzanne (0.25 m, tilted), each made a soft body by Add
-Soft Body with nothing else set (resolution 12, E = 1e5 Pa, 4 substeps at 24 fps). 96 frames by frame_set, nothing
+Soft Body with nothing else set (resolution Auto, E = 1e5 Pa, at most 4 substeps at 24 fps, Adaptive). 96 frames by frame_set, nothing
 cached before. Prints per frame ms every 12 frames, the median ms per frame after the first and the total, the lowest
 render vertex against the shell (0.02 m), the cages' tets, and the cubes' and icospheres' volume kept at the end.
 `--resolution N` cages every prop at N instead (a small prop at 12 gets as many cells as a big one: 11k tets for a
-0.2 m cube).
-Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/pile.py [--resolution N] [--frames 96]
+0.2 m cube); `--fixed` takes every substep every frame (`--resolution 12 --fixed`: the defaults before Auto).
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/pile.py [--resolution N] [--fixed] [--frames 96]
 """
 import argparse
 import os
@@ -70,12 +70,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--resolution", type=int, default=0)
     ap.add_argument("--frames", type=int, default=96)
+    ap.add_argument("--fixed", action="store_true", help="every substep every frame (Adaptive off)")
     args = ap.parse_args()
     bpy.ops.wm.read_factory_settings(use_empty=True)
     link_and_enable()
     scene = bpy.context.scene
     scene.softfem.cache_directory = tempfile.mkdtemp(prefix="softfem_pile_") + os.sep
     scene.frame_start, scene.frame_end = 1, args.frames
+    scene.softfem.adaptive_substeps = not args.fixed
     bpy.ops.mesh.primitive_plane_add(size=10.0)
     bpy.context.active_object.modifiers.new("Collision", 'COLLISION')
     open_box(1.2)
@@ -99,7 +101,7 @@ def main():
                   f"{max(np.abs(v[:, :2]).max() for v, _ in shapes):.3f} m (the box's walls at 0.6)", flush=True)
     kept = [enclosed_volume(*shapes[k]) / v for k, v in zip(closed, v0)]
     tets = sum(o.softfem.cage_tets for o in objs)
-    print(f"18 props, resolution {args.resolution or 12}, {tets} tets: median {np.median(ms[1:]):.0f} ms/frame "
+    print(f"18 props, resolution {args.resolution or 'Auto'}, {'fixed' if args.fixed else 'adaptive'} substeps, {tets} tets: median {np.median(ms[1:]):.0f} ms/frame "
           f"after the first, {sum(ms[1:]) / 1e3:.1f} s for frames 2-{args.frames}; lowest vertex {lowest:.4f} m "
           f"(shell {SHELL}); volume kept by the cubes and icospheres {min(kept):.1%}-{max(kept):.1%}")
 

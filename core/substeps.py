@@ -7,8 +7,12 @@ from .errors import InvalidInputError
 from .tetmesh import signed_volumes
 
 # A node moves at most this fraction of its body's cell in one step, at the fastest speed anything has at the frame's
-# start (benchmarks/RESULTS.md, "Adaptive substeps")
+# start: fast falls and impacts
 TRAVEL = 0.5
+# and moves against its body's mean motion (deforms or turns) by at most this fraction of a cell a step: a strain or
+# turn of 10 % a step keeps a landing's first swings within 13 % of 4 fixed substeps' at resolution 12 (backward
+# Euler damps a swing the more, the longer its step; benchmarks/RESULTS.md, "Fast by default")
+DEFORM = 0.1
 
 
 def cell_size(mesh):
@@ -18,25 +22,32 @@ def cell_size(mesh):
 
 
 def frame_substeps(world, frame_time, most, outside_speed=0.0):
-    """Steps (1..most) for a frame of frame_time seconds: the fewest in which no node of an awake body, at the fastest
-    speed of its body's nodes or of `outside_speed` (m/s: the fastest collider or pin target this frame), travels more
-    than TRAVEL of its body's cell per step. One step when calm, `most` at a fast impact. It reads the state alone, so a
-    frame takes the same steps played, scrubbed, resumed from a cache or baked."""
+    """Steps (1..most) for a frame of frame_time seconds: the fewest in which no node of an awake body travels more
+    than TRAVEL of its body's cell per step, at the fastest speed of its body's nodes or of `outside_speed` (m/s: the
+    fastest collider or pin target this frame), nor moves against its body's mean motion by more than DEFORM of a
+    cell. One step when calm, `most` at an impact or while a body swings. It reads the state alone, so a frame takes
+    the same steps played, scrubbed, resumed from a cache or baked."""
     if not (isinstance(most, (int, np.integer)) and most >= 1):
         raise InvalidInputError(f"most must be a whole number of steps, at least 1, got {most!r}")
     if not (math.isfinite(frame_time) and frame_time > 0.0 and math.isfinite(outside_speed)):
         raise InvalidInputError(f"frame_time must be positive and outside_speed finite, got {frame_time}, "
                                 f"{outside_speed}")
-    asleep = world.asleep
+    mass = world.model.mass
     steps = 1
-    for body, sleeping in zip(world.bodies, asleep):
-        if sleeping:
+    for body, sleeping in zip(world.bodies, world.asleep):
+        h = cell_size(body.mesh)
+        if sleeping or not h > 0.0:
             continue
         v = body.v
-        speed = max(float(np.sqrt(np.einsum("nd,nd->n", v, v).max(initial=0.0))), abs(outside_speed))
-        h = TRAVEL * cell_size(body.mesh)
-        if h > 0.0 and speed > 0.0:
-            steps = max(steps, math.ceil(speed * frame_time / h - 1e-9))
+        m = mass[body.node_slice]
+        own = v - (m @ v) / m.sum()
+        speed = max(_fastest(v), abs(outside_speed))
+        needed = max(speed / (TRAVEL * h), _fastest(own) / (DEFORM * h)) * frame_time
+        steps = max(steps, math.ceil(needed - 1e-9))
         if steps >= most:
             return int(most)
     return int(steps)
+
+
+def _fastest(v):
+    return float(np.sqrt(np.einsum("nd,nd->n", v, v).max(initial=0.0)))

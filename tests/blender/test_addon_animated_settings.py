@@ -46,6 +46,7 @@ def test_keyframed_youngs_modulus_and_friction_play_through_without_outdating_th
     set_material = softfem.core.body.Body.set_material
     monkeypatch.setattr(softfem.core.body.Body, "set_material",
                         lambda body, m: used.append((m.youngs_modulus, m.friction)) or set_material(body, m))
+    scene.softfem.adaptive_substeps = False         # every frame its Substeps: the steps are counted
     scene.frame_set(1)                              # the animation is new: outdated, re-simulated from frame 1
     sess = softfem.addon.session.existing(scene)
     calls = sess.core_calls
@@ -97,7 +98,8 @@ def test_a_colliders_keyframed_friction_holds_a_cube_on_a_slope_then_lets_it_sli
     for f in range(1, 49):
         scene.frame_set(f)
         along[f] = float(np.mean(evaluated_world(bpy, cube) @ downhill))
-    assert abs(along[24] - along[6]) < 0.005, along[24] - along[6]
+    # (frame 24 is simulated at its own μ, 0.05: the step into it already slides)
+    assert abs(along[23] - along[6]) < 0.005, along[23] - along[6]
     assert along[48] - along[24] > 0.5, along[48] - along[24]      # 1 s at 3.2 m/s²: 1.6 m
 
 
@@ -198,6 +200,7 @@ def test_initial_velocity_and_spin(blender, softfem):
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 3
     scene.use_gravity = False
+    scene.softfem.adaptive_substeps = False   # (with fewer steps backward Euler slows the spin more: 1.98 rad/s)
     ball = add_ico(bpy, subdivisions=2, location=(0.0, 0.0, 2.0))
     ball.softfem.resolution = 4
     ball.softfem.youngs_modulus = 1e6

@@ -1,5 +1,6 @@
 """Adaptive substeps (core.frame_substeps): one step a frame when calm, more as the fastest node would cross more
-than TRAVEL of its cell in a step, never more than asked, and bodies asleep count for nothing."""
+than TRAVEL of its cell in a step or deform it by more than DEFORM, never more than asked, and bodies asleep count
+for nothing."""
 import math
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 import core
 from contact_scenes import icosphere
-from core.substeps import TRAVEL, cell_size
+from core.substeps import DEFORM, TRAVEL, cell_size
 
 FRAME = 1.0 / 24.0
 
@@ -25,17 +26,22 @@ def test_a_cage_cell_is_its_grid_step():
     assert cell_size(ball.mesh) == pytest.approx(step, rel=0.2)   # outer tets are relaxed toward the surface
 
 
-def test_calm_is_one_step_and_speed_takes_more_up_to_the_most_asked():
+def test_calm_is_one_step_and_travel_or_deformation_takes_more_up_to_the_most_asked():
     world, ball = ball_world()
-    h = TRAVEL * cell_size(ball.mesh)
+    h = cell_size(ball.mesh)
     assert core.frame_substeps(world, FRAME, 4) == 1
-    for speed in (0.5 * h / FRAME, 1.5 * h / FRAME, 2.5 * h / FRAME):
-        ball.v[:] = 0.0
-        ball.v[7] = (0.0, 0.0, -speed)                           # its fastest node sets it
-        assert core.frame_substeps(world, FRAME, 4) == math.ceil(speed * FRAME / h)
+    for travel in (0.4, 1.5, 2.5):                               # falling: a node crosses `travel` × TRAVEL cells
+        ball.v[:] = (0.0, 0.0, -travel * TRAVEL * h / FRAME)
+        assert core.frame_substeps(world, FRAME, 4) == math.ceil(travel)
     assert core.frame_substeps(world, FRAME, 2) == 2
     ball.v[:] = 0.0
-    assert core.frame_substeps(world, FRAME, 4, outside_speed=2.5 * h / FRAME) == 3   # a collider driven at it
+    assert core.frame_substeps(world, FRAME, 4, outside_speed=2.5 * TRAVEL * h / FRAME) == 3   # a collider driven
+    # spinning (or swinging): the fastest node against the body's mean motion moves 2.5 × DEFORM cells a frame
+    mass = world.model.mass[ball.node_slice]
+    r = ball.x - mass @ ball.x / mass.sum()
+    spin = np.cross([0.0, 0.0, 1.0], r)
+    ball.v[:] = spin * (2.5 * DEFORM * h / FRAME / np.linalg.norm(spin, axis=1).max())
+    assert core.frame_substeps(world, FRAME, 4) == 3
 
 
 def test_a_sleeping_body_takes_no_steps_of_its_own_and_bad_input_is_an_error():
