@@ -4,8 +4,8 @@ friction, solved as the minimum of one convex function by Newton's method (semis
 Each contact row r acts on the nodes of its stencil (node, coef): its frame (n, t1, t2) gives the relative
 displacement u_r = Σ_s coef_s frame_r dx[node_s] (3 components), and v_r = u_r − c_r its value against the target c_r
 (c_n = −gap + n·(the collider's motion); c_t: the collider's tangential motion). With f_r = (λ, γ) its force (× Δt²,
-the units of A dx = b), A dx = b + Σ_r J_rᵀ f_r. Each row is compliant (Verschoor & Jalba 2019's E: COMPLIANCE times
-the row's own compliance diag(J A_d⁻¹ Jᵀ)), so that
+the units of A dx = b), A dx = b + Σ_r J_rᵀ f_r. Each row is compliant (Verschoor & Jalba 2019's E: the row's own
+compliance diag(J A_d⁻¹ Jᵀ)), so that
     λ = max(0, −v_n / E_n)                                   (Signorini, entered by E_n λ at most)
     γ = −v_t / E_t while |v_t| ≤ E_t μ λ̃, else −μ λ̃ v̂_t     (Coulomb: sticking, or sliding against the slip)
 are the derivatives of a convex potential, and dx minimises
@@ -25,12 +25,11 @@ from .laws import force_along, row_curvatures, stiffness
 from .region import Region
 from .row_kernels import block_apply, fold_diagonal, frames, project, schur_diagonal, spread
 
-# A row gives way by COMPLIANCE times its own compliance (how far its force would move its nodes held by their
-# diagonal blocks alone): tens of µm for a body resting on a floor, about a mm at a 2 m drop's landing. Stiffer rows
-# cost Newton steps: a stack's rows cross their friction cones' kinks one line search at a time (benchmarks/RESULTS.md).
-# Neither give lasts: the normal one is taken back from the next step's target (the force carried), and a sticking
-# row's tangential one is carried by its friction anchor (core.contact.problem.RowMemory).
-COMPLIANCE = 1.0
+# A row gives way by its own compliance (how far its force would move its nodes held by their diagonal blocks alone):
+# tens of µm for a body resting on a floor, about a mm at a 2 m drop's landing. Stiffer rows cost Newton steps: a
+# stack's rows cross their friction cones' kinks one line search at a time (benchmarks/RESULTS.md). Neither give
+# lasts: the normal one is taken back from the next step's target (the force carried), and a sticking row's
+# tangential one is carried by its friction anchor (core.contact.problem.RowMemory).
 GIVE = 5e-4         # m: the most a row gives under its force; past it, its compliance drops to GIVE / 2λ (λ lagged)
 LAG_ROUNDS = 4      # rounds of the friction bound μ λ̃ following the normal force λ
 NEWTON_FORCING = 1e-2   # each Newton system solved to this fraction of the current residual
@@ -168,8 +167,8 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     sd = np.empty((nr, 3))
     schur_diagonal(rows.node, rows.coef, rows.frame, pinv, free, sd)
     carried = rows.carried
-    e_n = _bounded_give(COMPLIANCE * sd[:, 0], carried, give)
-    e_t = COMPLIANCE * 0.5 * (sd[:, 1] + sd[:, 2])
+    e_n = _bounded_give(sd[:, 0], carried, give)
+    e_t = 0.5 * (sd[:, 1] + sd[:, 2])
     base_u = np.zeros((nr, 3))
     if base is not None:
         project(rows.node, rows.coef, rows.frame, base, base_u)

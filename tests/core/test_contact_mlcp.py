@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 
 import core
-from core.contact.mlcp import COMPLIANCE, ContactRows, solve_contact
+from core.contact.mlcp import ContactRows, solve_contact
 
 
 class DenseSystem:
@@ -68,8 +68,8 @@ def test_region_preconditioner_is_exact_on_the_whole_system():
     for r in range(3):
         for s in range(3):
             jac[r, 3 * node[r, s]:3 * node[r, s] + 3] += coef[r, s] * normal[r]
-    # E: each row's compliance, COMPLIANCE times its Schur diagonal with A's diagonal blocks
-    e = np.diag([COMPLIANCE * (jac[r] @ np.linalg.solve(block_diagonal(a), jac[r])) for r in range(3)])
+    # E: each row's compliance, its Schur diagonal with A's diagonal blocks
+    e = np.diag([(jac[r] @ np.linalg.solve(block_diagonal(a), jac[r])) for r in range(3)])
     kkt = np.block([[a, -jac.T], [-jac, -e]])
     ref = np.linalg.solve(kkt, np.concatenate([b.reshape(-1), -np.array([0.5, 0.4, 0.6])]))
     np.testing.assert_allclose(dx.reshape(-1), ref[:3 * n], rtol=1e-6, atol=1e-9)
@@ -88,7 +88,7 @@ def block_diagonal(a):
 def test_one_node_follows_coulomb(push):
     """A 2 kg node resting on a floor (normal +z) pushed sideways by `push` times μ m g: it sticks below the cone and
     slides with (F − μ m g) Δt² / m beyond it; the floor carries m g (in the step's units, × Δt²), all within the rows'
-    compliance (the node gives way by COMPLIANCE of its free motion under the force)."""
+    compliance (the node gives way by its free motion under the force)."""
     m, dt, g, mu = 2.0, 0.01, 9.81, 0.5
     system = DenseSystem(np.eye(3) * m)
     weight = m * g * dt * dt
@@ -97,8 +97,10 @@ def test_one_node_follows_coulomb(push):
     rows = ContactRows(np.array([[0]]), np.array([[1.0]]), np.array([[0.0, 0.0, 1.0]]), [0.0], [[0.0, 0.0]], [mu])
     out = solve_contact(system, b, dx, np.ones(1), rows, system.block_inverse(), 1e-9, b, 1e-9, 100, give=np.inf)
     assert out.converged
-    give = 2 * COMPLIANCE * weight / m
-    assert rows.force[0, 0] == pytest.approx(weight, rel=2 * COMPLIANCE)
+    give = 2 * weight / m
+    # from no carried force, the row of compliance 1/m takes half the weight in this step (m dx = −weight + λ,
+    # λ = −dx m); the next step's row, carrying it, takes the rest back (RowMemory)
+    assert rows.force[0, 0] == pytest.approx(0.5 * weight, rel=1e-6)
     slide = max(push - 1.0, 0.0) * mu * weight / m
     assert dx[0, 0] == pytest.approx(slide, abs=give)
     assert abs(dx[0, 2]) < give
@@ -134,7 +136,20 @@ def test_frictionless_qp_matches_slsqp():
     assert out.converged
     assert rows.active.tolist() == [True, True, False]
     assert np.all(rows.force[:2, 0] > 0)
-    np.testing.assert_allclose(dx.reshape(-1), ref.x, atol=10 * COMPLIANCE * np.abs(ref.x).max())
+    # the active set is the rigid one's; dx is the compliant problem's minimum (each row's E its Schur diagonal with
+    # A's diagonal blocks), found by scipy's BFGS on the same potential
+    e = np.array([jac[r] @ np.linalg.solve(block_diagonal(a), jac[r]) for r in range(3)])
+    active = jac @ ref.x - c < 1e-8
+    assert active.tolist() == [True, True, False]
+
+    def potential(y):
+        short = np.minimum(jac @ y - c, 0.0)
+        return 0.5 * y @ a @ y - b.reshape(-1) @ y + 0.5 * (short * short / e).sum()
+
+    def gradient(y):
+        return a @ y - b.reshape(-1) + jac.T @ (np.minimum(jac @ y - c, 0.0) / e)
+    compliant = minimize(potential, ref.x, jac=gradient, method="BFGS", options={"gtol": 1e-12, "maxiter": 2000})
+    np.testing.assert_allclose(dx.reshape(-1), compliant.x, rtol=0, atol=1e-7 * np.abs(compliant.x).max())
 
 
 def test_resting_cube_forces_balance_its_weight():
