@@ -1,0 +1,34 @@
+"""The defaults that make SoftFEM fast: Resolution Auto (a cage of at most 1,500 tets, said in the panel) and
+Adaptive substeps (one step a frame when calm, all of them at the landing), played through Blender."""
+import numpy as np
+from addon_testing import add_ico
+from test_scenes_defaults_blender import collision_plane
+
+
+def test_a_ball_dropped_at_the_defaults_gets_an_auto_cage_and_takes_its_substeps_only_at_the_landing(blender,
+                                                                                                   softfem):
+    # A 1 m icosphere dropped 1 m (it lands at 4.4 m/s, 0.18 m a frame at 24 fps, against Auto's 0.14 m cells):
+    # a step a frame at the start, more as it falls, all 4 through the landing's swing, one a frame at rest
+    bpy = blender
+    scene = bpy.context.scene
+    scene.frame_end = 120
+    collision_plane(bpy)
+    ball = add_ico(bpy, location=(0.0, 0.0, 1.52), radius=0.5)
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    assert ball.softfem.resolution == 0 and scene.softfem.adaptive_substeps
+    assert "(Auto: resolution " in ball.softfem.cage_summary and 1000 < ball.softfem.cage_tets <= 1500
+    steps = []
+    scene.frame_set(1)
+    for f in range(2, 121):
+        sess = softfem.addon.session.existing(scene)
+        before = sess.core_calls if sess is not None and sess.world is not None else 0
+        scene.frame_set(f)
+        sess = softfem.addon.session.existing(scene)
+        steps.append(sess.core_calls - before)
+        assert sess.error is None
+    steps = np.array(steps)
+    assert steps[0] == 1 and steps.max() == scene.softfem.substeps
+    landing = int(np.argmax(steps == scene.softfem.substeps))
+    assert np.all(np.diff(steps[:landing + 1]) >= 0), steps       # more steps as it falls faster
+    assert np.all(steps[-24:] == 1), steps                         # at rest: one a frame
+    assert steps.sum() < 0.5 * scene.softfem.substeps * len(steps), steps.sum()
