@@ -257,7 +257,7 @@ def test_feature_split_separates_fingers_but_keeps_hand_connected(relax):
 
 
 @needs_models
-@pytest.mark.parametrize("res", [12, 16])
+@pytest.mark.parametrize("res", [12, 16, "auto"])
 def test_suzanne_ears_get_their_own_nodes(res):
     v, t = _model("suzanne")
     tm = core.tetrahedralize(v, t, resolution=res, relax=False)
