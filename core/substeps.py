@@ -9,9 +9,9 @@ from .tetmesh import signed_volumes
 # A node moves at most this fraction of its body's cell in one step, at the fastest speed anything has at the frame's
 # start: fast falls and impacts
 TRAVEL = 0.5
-# and moves against its body's mean motion (deforms or turns) by at most this fraction of a cell a step: a strain or
-# turn of 10 % a step keeps a landing's first swings within 13 % of 4 fixed substeps' at resolution 12 (backward
-# Euler damps a swing the more, the longer its step; benchmarks/RESULTS.md, "Fast by default")
+# and moves against its body's mean motion (deforms or turns) by at most this fraction of a cell a step: backward
+# Euler damps a swing the more, the longer its step, and this bound keeps a landing's swing near the full substeps'
+# (the sweep behind it: benchmarks/RESULTS.md, "Fast by default")
 DEFORM = 0.1
 
 
@@ -35,8 +35,10 @@ def frame_substeps(world, frame_time, most, outside_speed=0.0):
     mass = world.model.mass
     steps = 1
     for body, sleeping in zip(world.bodies, world.asleep):
+        if sleeping:
+            continue
         h = cell_size(body.mesh)
-        if sleeping or not h > 0.0:
+        if not h > 0.0:
             continue
         v = body.v
         m = mass[body.node_slice]

@@ -12,7 +12,7 @@ from .mlcp import ContactRows, solve_contact
 from .sides import row_sources
 
 GAP_TOLERANCE = 1e-5    # m: how far a row may end inside its surface (or slip while sticking) in a step
-MAX_ITERATIONS = 1000   # cap on the Conjugate Gradient iterations of a solve (all its Newton steps): a hard landing takes ~550
+MAX_ITERATIONS = 1000   # cap on the Conjugate Gradient iterations of a solve (all its Newton steps), above a hard landing's
 # A point's rows against one surface, at the same place of the body, whose normals are within this cosine of a deeper
 # one's are dropped (the deepest kept): a point on a vertex of the other body's refined face meets every coplanar
 # triangle around it, rows that press the same way and only add redundancy
