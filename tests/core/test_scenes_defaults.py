@@ -96,11 +96,7 @@ def sliding_acceleration(base):
 # 0.20 mm, then not a micrometre in the last half second (the issue's target: 5 mm). The soft 40 cm cube rocks and
 # walks (see the test above): 5.9, 8.5 and 10.4 mm at resolutions 4, 8 and 16; then it holds. At μ = 0.2 all slide
 # at 3.126–3.204 m/s² against 3.206 (at Damping 0.001 s: slips 0.33 and 0.49 mm, walks 8.4, 15.3, 35.9 mm,
-# 3.168–3.193 m/s²).
-# Left out: a 2 m cube and a 40 cm one at E = 1e4. Corotated, their cages pinned at the nodes below the base fold
-# under their own weight on the incline; neo-Hookean the 2 m cube pinned stands (the test below), but on the slope at
-# μ = 0.8 its base still moves 3.5 m in 2 s (the 40 cm one at E = 1e4: 3.7 m) with the contact of this version:
-# neither sticks nor slides as a block yet.
+# 3.168–3.193 m/s²). Softer for their size, the 2 m cube and a 40 cm one at E = 1e4 topple (the tests below).
 @pytest.mark.parametrize("resolution, size, youngs_modulus, slip", [
     (4, 0.4, 1e5, 0.04), (8, 0.4, 1e5, 0.04), (16, 0.4, 1e5, 0.04), (12, 0.05, 1e5, 0.005), (12, 0.4, 3.6e6, 0.005)])
 def test_a_cube_on_a_30_degree_slope_sticks_at_mu_0_8_and_slides_at_mu_0_2_at_any_resolution_size_and_stiffness(
@@ -110,6 +106,60 @@ def test_a_cube_on_a_30_degree_slope_sticks_at_mu_0_8_and_slides_at_mu_0_2_at_an
     assert np.ptp(held[-48:]) < 0.0005                       # and holds: under half a millimetre in the last 0.5 s
     sliding, _ = slope_run(0.2, 1.0, size, resolution, youngs_modulus)
     assert sliding_acceleration(sliding) == pytest.approx(COULOMB_02, rel=0.1)
+
+
+def slope_block(mode, mu, seconds, size, youngs_modulus):
+    """A soft cube of edge `size` set on a 30° slope (gravity tilted), μ on both sides: the add-on's default cage
+    (mode "cage": corotated, Resolution Auto) or the conforming reference (mode "reference": an exact BCC box of 8
+    cells, neo-Hookean). Per step: the height of its top face's middle and the down-slope position of its centre of
+    mass."""
+    th = np.radians(30.0)
+    w = world_on_floor((G * np.sin(th), 0.0, -G * np.cos(th)), friction=mu)
+    lo, hi = (-size / 2, -size / 2, 0.0005 * size / 0.4), (size / 2, size / 2, size + 0.0005 * size / 0.4)
+    if mode == "cage":
+        v, t = box_surface(lo, hi)
+        tm = core.tetrahedralize(v, t, resolution="auto", mode="cage")
+        model = "corotated"
+    else:
+        tm = bcc_box(np.array(lo), np.array(hi), 8)
+        model = "neo_hookean"
+    tet, weights = embed_points(tm.nodes, tm.tets, np.array([[0.0, 0.0, hi[2]]]))
+    body = w.add_body(tm, defaults(mu, youngs_modulus, model))
+    mass = w.model.mass
+    top, com = [], []
+    for _ in range(int(round(seconds / DT))):
+        w.step(DT)
+        top.append(weights[0] @ body.x[tm.tets[tet[0]], 2])
+        com.append(mass @ body.x[:, 0] / mass.sum())
+    return np.array(top), np.array(com)
+
+
+@pytest.mark.parametrize("size, youngs_modulus", [(2.0, 1e5), (0.4, 1e4)])
+def test_a_soft_cube_on_a_30_degree_slope_topples_at_mu_0_8_as_the_conforming_reference_does(size, youngs_modulus):
+    """Blender's 2 m default cube, and a 40 cm one at E = 1e4 (ρgh/G 0.57 and 1.14), on a sticking slope. A rigid
+    cube tips only past 45°: the line of its weight meets the slope inside its base. These are soft enough that the
+    shear under the sudden load carries their weight's line past the downhill edge: the uphill edge lifts, they roll
+    over and tumble. The conforming neo-Hookean reference does the same (and at 20° too), so that is the physics,
+    not the cage. Measured, the time the top's middle falls below half the height: 2 m 1.49 s (cage) against 1.52 s
+    (reference), 40 cm 0.55 s against 0.57 s."""
+    falls = []
+    for mode in ("cage", "reference"):
+        top, _ = slope_block(mode, 0.8, 2.0, size, youngs_modulus)
+        below = np.flatnonzero(top < 0.5 * size)
+        assert len(below), f"the {mode}'s top never fell below half the height (lowest {top.min():.3f} m)"
+        falls.append(DT * (below[0] + 1))
+    assert falls[0] == pytest.approx(falls[1], rel=0.15), f"cage {falls[0]:.2f} s, reference {falls[1]:.2f} s"
+
+
+@pytest.mark.parametrize("size, youngs_modulus", [(2.0, 1e5), (0.4, 1e4)])
+def test_a_soft_cube_on_a_30_degree_slope_at_mu_0_2_accelerates_at_the_coulomb_rate(size, youngs_modulus):
+    """Sliding with its whole base, a body's centre of mass accelerates at g(sin θ − μ cos θ) (Coulomb: the friction
+    is μ times the normal force, however the body shears or rocks). Measured: 2 m 3.207, 40 cm 3.206 m/s² (against
+    3.206); the conforming reference 3.196 and 3.209. (The 40 cm cube at E = 1e4 is on the verge of toppling as it
+    slides: the reference tumbles after 1.6 s, the default cage after 0.8 s, a neo-Hookean Auto cage not in 3 s.)"""
+    _, com = slope_block("cage", 0.2, 1.5, size, youngs_modulus)
+    t = DT * np.arange(1, len(com) + 1)
+    assert 2.0 * np.polyfit(t, com, 2)[0] == pytest.approx(COULOMB_02, rel=0.02)
 
 
 def pinned_block(mode, resolution, seconds, model):
