@@ -76,7 +76,7 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
     density: FloatProperty(name="Density (kg/m³)", default=1000.0, min=0.001, soft_min=1.0, soft_max=20000.0,
                            update=_material_changed, options=set(),
                            description="Mass per volume in kg/m³ (water: 1000)")
-    material_model: EnumProperty(name="Material Model", items=MATERIAL_MODELS, default="NEO_HOOKEAN",
+    material_model: EnumProperty(name="Material Model", items=MATERIAL_MODELS, default="COROTATED",
                                  update=_material_changed, options=set(),
                                  description="How the material answers large deformation (the presets pick one)")
     mooney_rivlin_c10: FloatProperty(name="C10 (Pa)", default=1.5e4, min=0.0, soft_max=1.0e7, precision=0,

@@ -61,16 +61,15 @@ def body(world, centre, pin_top=False, **material):
     v, f = icosphere(2, 0.2, centre)
     mesh = core.tetrahedralize(v, f, resolution=6, mode="cage")
     mesh.embedding.triangles = f
-    defaults = dict(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, friction=0.5, damping_stiffness=0.01,
-                    model="neo_hookean")   # the add-on's default material
+    defaults = dict(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, friction=0.5, damping_stiffness=0.01)
     pinned = [int(np.argmax(mesh.nodes[:, 2]))] if pin_top else None
     return world.add_body(mesh, core.Material(**dict(defaults, **material)), pinned=pinned)
 
 floor = box_surface((-2.0, -2.0, -0.1), (2.0, 2.0, 0.0))
 for settings in (core.SolverSettings(preconditioner="jacobi"), core.SolverSettings(preconditioner="multigrid"),
                  core.SolverSettings(integrator="newmark")):
-    world = core.World(gravity=(0.0, 0.0, -9.81), settings=settings)   # a default ball landing on a corotated one
-    body(world, (0.0, 0.0, 0.21), model="corotated")
+    world = core.World(gravity=(0.0, 0.0, -9.81), settings=settings)   # a corotated ball landing on a ball
+    body(world, (0.0, 0.0, 0.21))
     body(world, (0.05, 0.0, 0.62))
     collider = world.add_collider(*floor, friction=0.5, thickness=0.02)
     wind = core.ForceFields()
@@ -81,7 +80,7 @@ for settings in (core.SolverSettings(preconditioner="jacobi"), core.SolverSettin
             b.v[:] += wind.acceleration(b.x, b.v) / 96.0
         if k == 6:                                     # a keyframed setting
             world.bodies[1].set_material(core.Material(youngs_modulus=2e5, poisson_ratio=0.45, density=1000.0,
-                                                       friction=0.8, model="neo_hookean"))
+                                                       friction=0.8))
         world.step(1.0 / 96.0)
 world = core.World(gravity=(0.0, 0.0, 0.0))          # a ball turning ever slower, asleep in the end
 ball = body(world, (0.0, 0.0, 0.0))
