@@ -13,15 +13,13 @@ from .rigid_motion import rigid_frame
 
 SLEEP_SPEED = 0.005   # m/s: an island whose fastest render point stays below this ...
 SLEEP_TIME = 0.5      # s: ... for this long falls asleep
-WAKE_MARGIN = 0.01    # m: a moving body or collider this close to a sleeping body's box wakes its island
 # A body touching something (another body, or colliders none of which moves), whose render points all move slower
 # than SETTLE_SPEED, has its nodes' velocity less its sliding motion (sliding_motion) damped at SETTLE_DAMPING (1/s,
 # implicitly: by 1 / (1 + SETTLE_DAMPING dt) after each step). The tail of a bob on its contact patch or of a sway,
 # which stiffness damping (β) barely damps at low frequencies, then dies out in tenths of a second instead of
 # seconds. Not its sliding: damped in every direction, a cube starting to slide down a 30° slope at μ = 0.5
-# (0.66 m/s²) crept at a steady 66 mm/s. Not only the normal either: the Add menu's 2 m cylinder resting on its
-# flat face, damped along the normal alone, kept swaying at its top at 4-15 mm/s for seconds (awake 11.5 s after
-# landing, in core); with its sway damped it sleeps 9.5 s after landing. Faster motion, and bodies in flight or
+# (0.66 m/s²) crept at a steady speed. Not only the normal either: damped along the normal alone, the Add menu's 2 m
+# cylinder resting on its flat face kept swaying at its top for seconds. Faster motion, and bodies in flight or
 # pinned in the air, keep their own damping.
 SETTLE_SPEED = 0.1    # m/s
 SETTLE_DAMPING = 10.0  # 1/s
@@ -82,13 +80,13 @@ class Sleep:
 
     def wake_disturbed(self, x, v, node_ranges, moved_nodes, moving_boxes):
         """Wake the sleeping islands with a body whose nodes were written since it fell asleep (x or v changed),
-        that has a node in `moved_nodes` (pin targets that move), or whose box comes within WAKE_MARGIN of one
-        of `moving_boxes` ((k,2,3) lo/hi: moving bodies' and colliders' swept boxes)."""
+        that has a node in `moved_nodes` (pin targets that move), or whose box meets one of `moving_boxes`
+        ((k,2,3) lo/hi: moving bodies' and colliders' swept boxes, grown by their contact distance)."""
         disturbed = []
         for i in np.flatnonzero(self.asleep):
             a, b = node_ranges[i]
             xs = x[a:b]
-            lo, hi = xs.min(axis=0) - WAKE_MARGIN, xs.max(axis=0) + WAKE_MARGIN
+            lo, hi = xs.min(axis=0), xs.max(axis=0)
             near = len(moving_boxes) and np.any(np.all((moving_boxes[:, 0] <= hi) & (moving_boxes[:, 1] >= lo),
                                                        axis=1))
             if near or np.any(moved_nodes[a:b]) or np.any(v[a:b] != 0.0) \
@@ -191,19 +189,23 @@ def support_normals(contacts, slow, colliders):
     return normals
 
 
-def swept_boxes(x, v, node_ranges, asleep, dt, gravity, colliders):
+def swept_boxes(x, v, node_ranges, asleep, dt, gravity, colliders, settings):
     """The boxes ((k,2,3) lo/hi) the awake bodies still moving (at SLEEP_SPEED or faster) sweep over a step of dt
-    under gravity, and the moving colliders' over their move; and whether any collider moves."""
+    under gravity, and the moving colliders' over their move, each grown by the distance at which it makes contact
+    (`settings`: core.contact.ContactSettings; its margin, plus body_thickness or the collider's thickness); and
+    whether any collider moves."""
     boxes = []
     for i in np.flatnonzero(~asleep):
         a, b = node_ranges[i]
         if b > a and np.max(np.abs(v[a:b])) >= SLEEP_SPEED:
             ends = np.concatenate([x[a:b], x[a:b] + dt * (v[a:b] + dt * gravity)])
-            boxes.append((ends.min(axis=0), ends.max(axis=0)))
+            reach = settings.margin + settings.body_thickness
+            boxes.append((ends.min(axis=0) - reach, ends.max(axis=0) + reach))
     moving_collider = False
     for c in colliders:
         if c.moving:
             ends = np.concatenate([c.start, c.end])
-            boxes.append((ends.min(axis=0), ends.max(axis=0)))
+            reach = settings.margin + c.thickness
+            boxes.append((ends.min(axis=0) - reach, ends.max(axis=0) + reach))
             moving_collider = True
     return np.array(boxes).reshape(-1, 2, 3), moving_collider

@@ -418,7 +418,7 @@ class World:
             return False
         x, v = self._state.x, self._state.v
         boxes, moving_collider = swept_boxes(x, v, self._model.node_ranges, sleep.asleep, dt, self._gravity,
-                                             self._contact.colliders)
+                                             self._contact.colliders, self._contact.settings)
         moved = (self._model.pinned | self._driven) & self._pin_target_set & np.any(target != x, axis=1)
         moved |= self._goals.moved
         sleep.wake_disturbed(x, v, self._model.node_ranges, moved, boxes)
