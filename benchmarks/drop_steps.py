@@ -1,12 +1,12 @@
 """Where a step goes on the icosphere drop of benchmarks/vs_blender_softbody.py, in `core` alone.
 
-The same ball (5 subdivisions, r = 0.5 m, caged at the add-on's default resolution 12: 5,933 tets) dropped from 2 m
+The same ball (5 subdivisions, r = 0.5 m, caged at resolution 12: 5,933 tets, or --resolution auto) dropped from 2 m
 on a 10 m plane (thickness 0.02 m) with the add-on's defaults (E = 1e5 Pa, ν = 0.45, ρ = 1000, β = 0.01 s, friction
 0.5, Δt = 1/96, CG cap 50, block-Jacobi: the preconditioner the add-on picks for this body). 236 steps after the first,
 each classed as in the air (no CG iteration: free fall), in flight (CG iterations, no contact) or in contact. Prints
 per class the median ms per step, its CG iterations, and the median exclusive time of each part (functions timed in
 place, benchmarks/part_timers.py), with the load average. Repeat it a few times: the machine is shared.
-Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/drop_steps.py
+Run: NUMBA_CACHE_DIR=.numba_cache .venv/bin/python benchmarks/drop_steps.py [--resolution auto]
 """
 import argparse
 import collections
@@ -35,10 +35,10 @@ PARTS = ((stage.ContactStage, "resist_rolling", "rolling"), (stage.ContactStage,
          (world_module, "implicit_step", "implicit step (rest)"), (world_module.World, "_step", "World.step (rest)"))
 
 
-def drop():
-    """The ball 2 m above the plane, at the add-on's defaults."""
+def drop(resolution):
+    """The ball 2 m above the plane, at the add-on's defaults (its cage at `resolution`)."""
     v, f = icosphere(5, 0.5, (0.0, 0.0, 2.5))
-    mesh = core.tetrahedralize(v, f, resolution=12, mode="cage")
+    mesh = core.tetrahedralize(v, f, resolution=resolution, mode="cage")
     mesh.embedding.triangles = f
     world = core.World(settings=core.SolverSettings(cg_iterations=50, preconditioner="jacobi"))
     world.add_body(mesh, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0, friction=0.5,
@@ -49,8 +49,10 @@ def drop():
 
 
 def main():
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
-    world, mesh = drop()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--resolution", default="12", help="the cage's resolution, or auto (the add-on's default)")
+    resolution = parser.parse_args().resolution
+    world, mesh = drop(resolution if resolution == "auto" else int(resolution))
     timers = Timers()
     for owner, name, label in PARTS:
         timers.wrap(owner, name, label)
@@ -74,7 +76,7 @@ def main():
         if not total[kind]:
             continue
         print(f"{kind:8} {len(total[kind]):4} steps: median {np.median(total[kind]) * 1e3:.2f} ms a step, "
-              f"{np.mean(iterations[kind]):.1f} CG iterations (mean)")
+              f"{np.sum(total[kind]) * 1e3:.0f} ms in all, {np.mean(iterations[kind]):.1f} CG iterations (mean)")
         for label, seconds in sorted(parts[kind].items(), key=lambda item: -np.median(item[1])):
             print(f"    {label:24} {np.median(seconds) * 1e3:6.3f} ms")
 
