@@ -1,10 +1,11 @@
 """Inside of an open mesh with large holes: each hole's boundary loop capped by a fan, the winding number of the result.
 
 Why loop caps and not a morphological closing. A closing (dilate the surface voxels by a radius, flood the outside,
-erode back) is topology-free but fills every concavity narrower than the radius, holes or not (it filled Suzanne's
-and moved her cage), and its caps sag: a ball of radius r still reaches r - sqrt(r² - (d/2)²) through a hole d wide,
-so a car's 0.84 m windows were dented 0.25 m deep and its solid fell to 85 % of its box. A boundary loop is exactly
-where a hole is, so capping the loops changes the mesh there and nowhere else, and a planar loop's cap is flat.
+erode back) is topology-free but fills every concavity narrower than the radius, holes or not (Suzanne's), and its
+caps sag: a ball of radius r still reaches r - sqrt(r² - (d/2)²) through a hole d wide, a large share of a car's
+window height. A boundary loop is exactly where a hole is, so capping the loops changes the mesh there and nowhere
+else, and a planar loop's cap is flat. (A loop with no reverse edges because the surface is inconsistently oriented
+is capped too; the winding number's magnitude is used, as for uncapped meshes.)
 
 How. The open edges are the welded directed edges whose reverse is missing (an edge used twice one way and never the
 other counts once). They are grouped into loops (connected components of the open-edge graph, so a figure-eight
