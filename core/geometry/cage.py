@@ -5,7 +5,7 @@ from ..errors import InvalidInputError
 from ..tetmesh import signed_volumes
 from .embedding import barycentric_in_tets
 from .features import split_features
-from .holes import CLOSING_RADIUS, ClosedHoles
+from .holes import CAP_RADIUS, CappedWinding, HoleCaps
 from .grid import TEMPLATES, Grid, inside_tets, locate, triangle_tet_pairs
 from .meshinput import NO_VOLUME
 from .quality import CAGE_QUALITY_BOUND
@@ -29,23 +29,12 @@ STIFFNESS_FLOOR = 0.5
 _MIN_OPEN_FRACTION = 0.05
 # (a thin open bowl has |winding| up to ~0.8 in its hollow, an open box's inside ~0.8-0.95, a capped ball ~1)
 _OPEN_INSIDE = 0.85
-# An open mesh without a clear inside has its holes closed (holes.py) when the solid left fills this fraction of its box.
-_MIN_CLOSED_FRACTION = 0.1
 
 
 def inside_fractions(corner_w, centre_w, threshold):
     """Rough fraction of each tet inside the surface (|winding| > threshold at its corners (k,4) and centroid (k,)):
     the centroid counts twice, each corner once. Mass only needs the distribution right: the total is rescaled."""
     return ((corner_w > threshold).sum(axis=1) + 2.0 * (centre_w > threshold)) / 6.0
-
-
-def _hole_closed_solid(v, t):
-    """The ClosedHoles solid of an open mesh (unit coordinates) when it is substantial (holes a radius closes,
-    e.g. a car's windows), else None (an open box's mouth, a bowl, a sheet: the winding number decides)."""
-    holes = ClosedHoles(v, t)
-    box_volume = float(np.prod(v.max(axis=0) - v.min(axis=0)))
-    deep = holes.deep_volume_unit()
-    return holes if deep > 0.0 and deep >= _MIN_CLOSED_FRACTION * box_volume else None
 
 
 class _NoClearInside(Exception):
@@ -55,35 +44,39 @@ class _NoClearInside(Exception):
 def build_cage(surface, resolution, relax_passes=2):
     """Cage of `surface` (a SurfaceMesh) in unit coordinates: returns (nodes, tets, vertex_tet, mass_weights,
     stiffness_weights, info). The winding number decides inside wherever it shows a clear inside (closed meshes, and
-    open ones such as a bunny with holes in its base, as before); an open mesh where it does not (a car body with
-    open windows: ~0.53 at its centre) is tried again with its holes closed (holes.py)."""
-    v, t = surface.unit_vertices, surface.triangles
+    open ones such as a bunny with holes in its base or Suzanne, as before); an open mesh where it does not (a car
+    body with open windows: ~0.5 at its centre) is tried again with its holes capped (holes.py): the winding number
+    of the mesh with each boundary loop narrower than 2 x CAP_RADIUS of its size closed by a flat fan."""
     try:
         return _build_cage(surface, resolution, relax_passes, None)
     except _NoClearInside as no_inside:
-        holes = _hole_closed_solid(v, t)
-        if holes is None:
-            raise InvalidInputError(
-                f"{NO_VOLUME} (open mesh: |winding number| above {_OPEN_INSIDE} in {no_inside.args[0]:.1%} of its "
-                f"cage, at least {_MIN_OPEN_FRACTION:.0%} needed; no hole narrower than {2 * CLOSING_RADIUS:.2f} x "
-                f"its size closes a solid)") from None
-        return _build_cage(surface, resolution, relax_passes, holes)
+        caps = HoleCaps(surface.unit_vertices, surface.triangles)
+        measured = (f"{NO_VOLUME} (open mesh: |winding number| above {_OPEN_INSIDE} in {no_inside.args[0]:.1%} of its "
+                    f"cage, at least {_MIN_OPEN_FRACTION:.0%} needed")
+        if caps.capped == 0:
+            raise InvalidInputError(f"{measured}; none of its {caps.loops} boundary loops is a hole narrower than "
+                                    f"{2 * CAP_RADIUS:.2f} x its size)") from None
+        try:
+            return _build_cage(surface, resolution, relax_passes, caps)
+        except _NoClearInside as still:
+            raise InvalidInputError(f"{measured}; {still.args[0]:.1%} with its {caps.capped} holes narrower than "
+                                    f"{2 * CAP_RADIUS:.2f} x its size capped)") from None
 
 
-def _build_cage(surface, resolution, relax_passes, holes):
-    """build_cage with inside decided by the winding number (holes None) or by the hole-closed solid `holes` (1 in
-    it, 0 outside, the winding number near the surface: it bulges out of a hole, ~0.6 just outside a window)."""
+def _build_cage(surface, resolution, relax_passes, caps):
+    """build_cage with inside decided by the winding number of the surface (caps None) or of the surface with its
+    holes capped (`caps`, a HoleCaps)."""
     v, t = surface.unit_vertices, surface.triangles
     grid = Grid(v.min(axis=0), v.max(axis=0), resolution)
     vertex_tet, vertex_margin = locate(grid, v)
     pair_tet, pair_tri = triangle_tet_pairs(grid, v, t, vertex_tet, vertex_margin, _OVERLAP_EPS)
     winding = WindingNumber(v, t)
+    if caps is not None:
+        winding = CappedWinding(caps, winding)
     closed = surface.is_closed()
 
     def inside_w(points):
-        if holes is None:
-            return np.abs(winding(points))
-        return holes(points, near_surface=lambda near: np.abs(winding(near)))
+        return np.abs(winding(points))
     node_w = inside_w(grid.all_node_positions())
 
     keep = inside_tets(node_w, grid.dims, TEMPLATES, 0.5)
@@ -123,12 +116,13 @@ def _build_cage(surface, resolution, relax_passes, holes):
             raise InvalidInputError(NO_VOLUME)
     else:
         # an open sheet has winding ~1/2 along it and up to ~0.6 in its hollows; a solid has a clear inside
-        volume = est_volume
+        # (once every hole is capped the mesh is closed: its enclosed volume is exact)
+        volume = est_volume if caps is None or not caps.closed else abs(caps.volume_unit)
         strict = (full & (mean_w[copy_of] > _OPEN_INSIDE)).astype(float)
         strict[part] = inside_fractions(corner_w, centre_w, _OPEN_INSIDE)
         strict /= ncopies
         strict_volume = float((vol * strict).sum())
-        if holes is None and strict_volume < _MIN_OPEN_FRACTION * cage_volume:
+        if strict_volume < _MIN_OPEN_FRACTION * cage_volume:
             raise _NoClearInside(strict_volume / cage_volume)
     floored = np.maximum(fraction, MASS_FLOOR)
     to_volume = volume / float((vol * floored).sum())
@@ -138,7 +132,8 @@ def _build_cage(surface, resolution, relax_passes, holes):
             "mesh_volume_unit": volume, "winding_volume_unit": est_volume, "cage_volume_unit": cage_volume,
             "split_tets": int((np.bincount(copy_of) > 1).sum()),
             "duplicated_nodes": int(len(node_ids) - len(np.unique(node_ids))), "relaxed_moves": int(moves),
-            "holes_closed": holes is not None}
+            "holes_closed": caps is not None,
+            "holes_capped": 0 if caps is None else caps.capped}
     return nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info
 
 

@@ -26,7 +26,8 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     mode="cage" (default): a coarse cage of 5-tet cubes, `resolution` cells along the longest bounding-box side,
     that strictly contains the surface; works for open, non-manifold and self-intersecting meshes. `relax` moves
     the outer cage nodes toward the surface (never across it).
-    An open mesh whose holes are narrower than about a quarter of its size (a car's windows) is solid inside.
+    An open mesh is solid where its winding number shows an inside; if it shows none (a car body open in its
+    windows, wheel arches and floor), each hole narrower than about a quarter of its size is capped first.
     mode="conforming": fTetWild's tets (target edge: the longest side / `resolution`) whose boundary follows the
     surface within `envelope` x the bounding-box diagonal; any triangle soup (open, non-manifold, self-intersecting);
     inputs above 6,000 triangles are simplified first (the envelope grows with it). The vertices are embedded in
@@ -83,6 +84,7 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         report["tet_budget"] = int(tet_budget)
     if not info["closed"]:
         report["holes_closed"] = info.get("holes_closed", False)
+        report["holes_capped"] = info.get("holes_capped", 0)
     for key in ("split_tets", "duplicated_nodes", "relaxed_moves", "ftetwild_triangles", "simplified",
                 "vertices_inside", "vertices_within_envelope"):
         if key in info:

@@ -54,6 +54,33 @@ def car_shell(size=(4.0, 1.8, 1.4), n=20):
                       | (np.abs(uv[:, 1 if f == 3 else 0] - 0.5) > 0.35))
 
 
+def car_body(size=(4.0, 1.8, 1.4), n=20):
+    """A car-like box shell open as a downloaded car body is: windows 84 % wide and 62 % of the height on all four
+    sides, four wheel arches cut out of its lower edges (side and floor), a slot 30 % x 30 % in its floor between them. Its winding
+    number at the centre is ~1/2; every hole is narrower than a quarter of its length."""
+    size = np.asarray(size, float)
+    return _box_faces(size, n, lambda f, uv: ~_car_body_hole(_face_point(f, uv, size) / size, f))
+
+
+def _face_point(f, uv, size):
+    """Position of the point uv on face f (as _box_faces lays the faces out) of the box [0, size]."""
+    sx, sy, sz = size
+    ex, ey, ez = np.array([sx, 0, 0.]), np.array([0, sy, 0.]), np.array([0, 0, sz])
+    o, du, dv = [((0, 0, 0), ez, ey), ((sx, 0, 0), ey, ez), ((0, 0, 0), ex, ez), ((0, sy, 0), ez, ex),
+                 ((0, 0, 0), ey, ex), ((0, 0, sz), ex, ey)][f]
+    return np.asarray(o, float) + uv[:, :1] * du + uv[:, 1:] * dv
+
+
+def _car_body_hole(p, f):
+    """True where a point p (box coordinates in [0, 1]) of face f lies in one of car_body's holes."""
+    x, y, z = p[:, 0], p[:, 1], p[:, 2]
+    across = np.abs(x - 0.5) if f in (2, 3) else np.abs(y - 0.5)
+    window = (f < 4) & (z > 0.3) & (z < 0.92) & (across < 0.42)
+    arch = ((np.abs(x - 0.2) < 0.08) | (np.abs(x - 0.8) < 0.08)) & (z < 0.25) & ((y < 0.3) | (y > 0.7))
+    slot = (f == 4) & (np.abs(x - 0.5) < 0.15) & (np.abs(y - 0.5) < 0.15)
+    return window | arch | slot
+
+
 def sheet(n=16):
     """A single curved open sheet 1 x 1."""
     v, t, _ = _grid_face((0, 0, 0), np.array([1.0, 0, 0]), np.array([0, 1.0, 0]), n, n)
