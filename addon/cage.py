@@ -71,12 +71,15 @@ def record(obj, tm):
 
 def summary(report):
     """One line on what Tetrahedralize did: mode, nodes, tets (and the resolution Auto chose), min quality, and for an
-    open mesh the filled volume."""
+    open mesh the filled volume (and how many of its holes were capped to fill it)."""
     line = (f"{report['mode'].capitalize()}: {report['nodes']:,} nodes, {report['tets']:,} tets"
             f"{' (Auto: resolution %d)' % report['resolution'] if report.get('auto') else ''}, "
             f"quality {report['quality_min']:.2f}")
     if not report["closed"]:
         line += f", open mesh filled: {report['mesh_volume']:.4g} m³"
+        capped = report.get("holes_capped", 0)
+        if capped:
+            line += f" ({capped} hole{'s' if capped > 1 else ''} capped)"
     return line
 
 

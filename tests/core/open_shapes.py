@@ -56,8 +56,8 @@ def car_shell(size=(4.0, 1.8, 1.4), n=20):
 
 def car_body(size=(4.0, 1.8, 1.4), n=20):
     """A car-like box shell open as a downloaded car body is: windows 84 % wide and 62 % of the height on all four
-    sides, four wheel arches cut out of its lower edges (side and floor), a slot 30 % x 30 % in its floor between them. Its winding
-    number at the centre is ~1/2; every hole is narrower than a quarter of its length."""
+    sides, four wheel arches cut out of its lower edges (side and floor), a slot 30 % x 30 % in its floor between
+    them. Its winding number at the centre is ~1/2; every hole is narrower than a quarter of its length."""
     size = np.asarray(size, float)
     return _box_faces(size, n, lambda f, uv: ~_car_body_hole(_face_point(f, uv, size) / size, f))
 
