@@ -132,7 +132,6 @@ def _build_cage(surface, resolution, relax_passes, caps):
             "mesh_volume_unit": volume, "winding_volume_unit": est_volume, "cage_volume_unit": cage_volume,
             "split_tets": int((np.bincount(copy_of) > 1).sum()),
             "duplicated_nodes": int(len(node_ids) - len(np.unique(node_ids))), "relaxed_moves": int(moves),
-            "holes_closed": caps is not None,
             "holes_capped": 0 if caps is None else caps.capped}
     return nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info
 

@@ -22,31 +22,13 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .meshinput import edges_balanced
+from .meshinput import edges_balanced, open_edges
 from .winding import WindingNumber
 
 # Holes narrower than 2 x this radius (fraction of the longest side) are capped.
 CAP_RADIUS = 0.12
 # A loop whose cap would exceed this fraction of the surface's area outlines a sheet, not a hole.
 CAP_AREA = 0.25
-
-
-def open_edges(triangles):
-    """Directed open edges (k,2) of a welded triangle mesh: a→b used more often than b→a (degenerate triangles
-    ignored); a consistently oriented surface's boundary runs a→b with the surface on its left."""
-    t = triangles[(triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2])
-                  & (triangles[:, 2] != triangles[:, 0])]
-    if len(t) == 0:
-        return np.zeros((0, 2), np.int64)
-    a = np.concatenate([t[:, 0], t[:, 1], t[:, 2]])
-    b = np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
-    n = int(max(a.max(), b.max())) + 1
-    keys, counts = np.unique(a * n + b, return_counts=True)
-    reverse = (keys % n) * n + keys // n
-    at = np.minimum(np.searchsorted(keys, reverse), len(keys) - 1)
-    rev_count = np.where(keys[at] == reverse, counts[at], 0)
-    k = keys[counts > rev_count]
-    return np.stack([k // n, k % n], axis=1)
 
 
 class HoleCaps:

@@ -68,14 +68,30 @@ def welded_triangles(vertices, triangles):
     return ids[triangles]
 
 
-def edges_balanced(triangles):
-    """True if every edge is used as often in one direction as in the other (degenerate triangles ignored):
-    watertight and consistently oriented, so the divergence-theorem volume is the enclosed volume."""
-    t = triangles[(triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2])
-                  & (triangles[:, 2] != triangles[:, 0])]
+def open_edges(triangles):
+    """Directed open edges (k,2) of a welded triangle mesh: a→b used more often than b→a (degenerate triangles
+    ignored); a consistently oriented surface's boundary runs a→b with the surface on its left."""
+    t = _nondegenerate(triangles)
     if len(t) == 0:
-        return False
+        return np.zeros((0, 2), np.int64)
     a = np.concatenate([t[:, 0], t[:, 1], t[:, 2]])
     b = np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
     n = int(max(a.max(), b.max())) + 1
-    return bool(np.array_equal(np.sort(a * n + b), np.sort(b * n + a)))
+    keys, counts = np.unique(a * n + b, return_counts=True)
+    reverse = (keys % n) * n + keys // n
+    at = np.minimum(np.searchsorted(keys, reverse), len(keys) - 1)
+    rev_count = np.where(keys[at] == reverse, counts[at], 0)
+    k = keys[counts > rev_count]
+    return np.stack([k // n, k % n], axis=1)
+
+
+def edges_balanced(triangles):
+    """True if every edge is used as often in one direction as in the other (degenerate triangles ignored):
+    watertight and consistently oriented, so the divergence-theorem volume is the enclosed volume."""
+    return len(_nondegenerate(triangles)) > 0 and len(open_edges(triangles)) == 0
+
+
+def _nondegenerate(triangles):
+    """The triangles with three distinct vertex indices."""
+    t = triangles
+    return t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 2] != t[:, 0])]

@@ -83,7 +83,6 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     if auto:
         report["tet_budget"] = int(tet_budget)
     if not info["closed"]:
-        report["holes_closed"] = info.get("holes_closed", False)
         report["holes_capped"] = info.get("holes_capped", 0)
     for key in ("split_tets", "duplicated_nodes", "relaxed_moves", "ftetwild_triangles", "simplified",
                 "vertices_inside", "vertices_within_envelope"):
