@@ -15,10 +15,9 @@ import numpy as np
 
 from ..jit import njit
 from .bvh import boxes_touch, cell_boxes
-from .edges import EdgeBVH, edge_contacts, edge_stencil, feature_edges
+from .edges import SAME_SURFACE_COSINE, EdgeBVH, edge_contacts, edge_stencil, feature_edges
 from .surface import point_positions
 
-PLANE_COS = 0.9999   # two vertex rows with normals this close hold their points against one plane
 EDGE_STENCIL = 8     # the two points' 4 nodes each
 RESHAPE = 0.05       # a collider deformed (non-rigidly) by this many triangle heights has its feature edges found
                      # again: a dihedral angle turns by ~2 × 0.05 rad (6°) at most before the sharp edges are updated
@@ -182,7 +181,7 @@ def _any_edge_near_nodes(x0, v, dt, cell_grow, edges, c0, c1, pad):
 
 def _held_on_one_plane(points, collider, vertex_rows):
     """(n,) bool: both points (n,2) of an edge contact against `collider` (n,) have a vertex row (among the row
-    tuples vertex_rows) against that collider, the two rows' normals within PLANE_COS."""
+    tuples vertex_rows) against that collider, the two rows' normals within SAME_SURFACE_DEGREES."""
     n = len(points)
     held = [r for r in vertex_rows if np.any(r[5] >= 0)]   # the row sets against colliders
     if n == 0 or not held:
@@ -206,7 +205,7 @@ def _held_on_one_plane(points, collider, vertex_rows):
         found.append((np.where(ok[:, :, None], rn[k], 0.0), ok))
     (na, oka), (nb, okb) = found
     cos = np.einsum("iad,ibd->iab", na, nb)
-    return np.any(oka[:, :, None] & okb[:, None, :] & (cos > PLANE_COS), axis=(1, 2))
+    return np.any(oka[:, :, None] & okb[:, None, :] & (cos > SAME_SURFACE_COSINE), axis=(1, 2))
 
 
 @njit(cache=True)

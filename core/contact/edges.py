@@ -8,7 +8,7 @@ two points (and the other body's 8, negated, for a body–body pair), exactly li
 Contract (the stage calls, per step, in this order):
 
     edges = unique_edges(render_triangles)                       # once per body: (E,2) point ids
-    fe, faces = feature_edges(cv, ctris, min_angle_deg=30.0, closed=collider.closed)   # once per collider
+    fe, faces = feature_edges(cv, ctris, closed=collider.closed)   # once per collider
     other = EdgeBVH(cv, fe)                                      # once; refit inside edge_contacts
     ec = edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth,
                        side_hint=None, faces=faces, triangles=ctris, max_per_edge=4)
@@ -32,6 +32,12 @@ from .bvh import BVH
 from .colliders import closed_and_oriented, enclosed_volume
 from .edge_detect import BLOCK, detect_edges, near_blocks
 
+# Faces, or a point's contact normals, that turn by less than this are one surface: the edge between two such faces is
+# no feature (it gets no edge rows), two rows of a point whose normals are this close press the same way (the deeper
+# is kept), and a render edge whose two points are held by rows this close lies on one plane (it needs no edge row)
+SAME_SURFACE_DEGREES = 30.0
+SAME_SURFACE_COSINE = math.cos(math.radians(SAME_SURFACE_DEGREES))
+
 
 def unique_edges(triangles):
     """The undirected edges (E,2) int64 (i < j, sorted) of a triangle set; degenerate triangles' repeated
@@ -49,7 +55,7 @@ def edge_keys(edges):
     return (e.min(axis=1) << 32) | e.max(axis=1)
 
 
-def feature_edges(vertices, triangles, min_angle_deg=30.0, closed=None):
+def feature_edges(vertices, triangles, min_angle_deg=SAME_SURFACE_DEGREES, closed=None):
     """Sharp edges of a collider mesh, found once: (F,2) vertex-index pairs and (F,2) adjacent triangle ids.
 
     An edge is sharp when the normals of its two triangles turn by at least min_angle_deg (a cube's edge

@@ -8,15 +8,12 @@ from ..errors import InvalidInputError
 from ..jit import njit
 from .contacts import Contacts
 from .edge_rows import contact_positions
+from .edges import SAME_SURFACE_COSINE
 from .mlcp import ContactRows, solve_contact
 from .sides import row_sources
 
 GAP_TOLERANCE = 1e-5    # m: how far a row may end inside its surface (or slip while sticking) in a step
 MAX_ITERATIONS = 1000   # cap on the Conjugate Gradient iterations of a solve (all its Newton steps), above a hard landing's
-# A point's rows against one surface, at the same place of the body, whose normals are within this cosine of a deeper
-# one's are dropped (the deepest kept): a point on a vertex of the other body's refined face meets every coplanar
-# triangle around it, rows that press the same way and only add redundancy
-SAME_NORMAL = 0.9
 
 
 class RowMemory:
@@ -124,11 +121,12 @@ class ContactProblem:
 
 def distinct_rows(key, gap, normal, node, coef):
     """Which rows to keep (bool per row): of the rows of one key (a point and a surface), the deepest (lowest gap),
-    then each one whose normal is not within SAME_NORMAL of a kept one's (a point in a collider's concave corner keeps
+    then each one whose normal is not within SAME_SURFACE_DEGREES of a kept one's (a point on a vertex of the other
+    body's refined face meets every coplanar triangle around it, rows that only add redundancy; a point in a collider's concave corner keeps
     a row per wall), or that holds the body at another place (its own part of the stencil, the first 4 nodes, differs:
     a render edge lying across two rims of a bar keeps a row at each, or its one row would jump between them)."""
     order = np.lexsort((gap, key))
-    return _distinct(key, normal, node, coef, order, SAME_NORMAL)
+    return _distinct(key, normal, node, coef, order, SAME_SURFACE_COSINE)
 
 
 @njit(cache=True)

@@ -4,10 +4,12 @@ import numpy as np
 from ..carry import take
 from ..errors import InvalidInputError
 from ..jit import njit
+from .mlcp import GIVE
 
 # m: how far below an open (two-sided) surface a point held on its side is still found, and how near it a point of an
-# initial overlap counts as come out on its side
-OPEN_DEPTH = 1e-3
+# initial overlap counts as come out on its side: twice the most a row gives under its force (a held point ends
+# within GIVE of its surface)
+OPEN_DEPTH = 2.0 * GIVE
 
 
 def body_source(body):
