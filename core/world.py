@@ -26,13 +26,6 @@ from .tetmesh import TetMesh
 
 __all__ = ["World", "SolverSettings"]
 
-# Contact as one problem: rows are detected along the motion predicted under gravity, out to the margin plus a step's
-# predicted travel (a body at rest strays from its free-fall prediction by a step's fall under gravity: within that,
-# its result needs no check), and a result that strayed further is checked for new contacts at most MAX_CHECKS times
-# a step (each found set is added and the step solved again).
-MAX_CHECKS = 2
-
-
 
 class World:
     """Bodies stepped together: all nodes in one global state, one CG solve per Newton iteration.
@@ -312,9 +305,10 @@ class World:
 
     def _step_one_problem(self, dt, t0, backup, target, held, inv_mass):
         """The step with contact as one problem: detect once along the motion predicted under gravity (pins moving to
-        their targets), solve the implicit step with the contact rows (core.contact.problem), and where the solved
-        motion strayed from the predicted by more than the detection's margin, check it for contacts the rows lack and
-        solve again with them; record the contacts."""
+        their targets) out to the margin plus the step's predicted travel, solve the implicit step with the contact rows
+        (core.contact.problem), and where the solved motion strayed from the predicted by more than that (a body at
+        rest strays by a step's fall under gravity, within it), check it once for contacts the rows lack and solve
+        again with them; record the contacts."""
         guess = backup.v.copy()
         add_rows(guess, None, dt * self._gravity)
         guess[held] = (target[held] - backup.x[held]) / dt
@@ -323,25 +317,23 @@ class World:
         margin = self._contact.settings.margin + dt * speed
         with solver_threads(self._model.num_tets):
             problem = self._contact.problem(backup.x, guess, dt, counts, margin)
-        checks = 0
         preconditioner = self.settings.preconditioner
         vcycle = preconditioner == "multigrid" or preconditioner == "auto" and any(
             stiff_for_jacobi(b.material, edge, dt) for b, edge in zip(self.bodies, self._edges))
-        while True:
-            stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
-            if checks == MAX_CHECKS or self._strayed(guess, dt) < margin:
-                break
-            checks += 1
+        stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
+        checks = 0
+        if self._strayed(guess, dt) >= margin:
+            checks = 1
             with solver_threads(self._model.num_tets):
                 new = self._contact.problem(backup.x, self._state.v, dt, counts, 0.0,
                                             exclude=None if problem is None else problem.key)
-            if new is None:
-                break
-            if problem is None:
-                problem = new
-            else:
-                problem.add(new)
-            self._state.assign(backup)
+            if new is not None:
+                if problem is None:
+                    problem = new
+                else:
+                    problem.add(new)
+                self._state.assign(backup)
+                stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
         self._contact.finish_problem(problem, backup.x, self._state.x, dt)
         with solver_threads(self._model.num_tets):
             self._contact.resist_rolling(self._state.x, self._state.v, inv_mass, dt)
