@@ -31,6 +31,7 @@ from .row_kernels import block_apply, fold_diagonal, frames, project, schur_diag
 # lasts: the normal one is taken back from the next step's target (the force carried), and a sticking row's
 # tangential one is carried by its friction anchor (core.contact.problem.RowMemory).
 GIVE = 5e-4         # m: the most a row gives under its force; past it, its compliance drops to GIVE / 2λ (λ lagged)
+LAG_ROUNDS = 4      # rounds of the friction bound μ λ̃ following the normal force λ
 NEWTON_FORCING = 1e-2   # each Newton system solved to this fraction of the current residual
 
 
@@ -184,50 +185,45 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     ad = np.empty_like(dx)
     _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound)
     it = newton = 0
-    tangent_give = sd[:, 1:].max(axis=1)
-    kept = None   # the last iterate that met the tolerance
-    while True:
-        f, weight = _residual(hessian, laws, rows, b, dx, free, target, bound, u, r)
-        res = _pnorm(r, pinv, free) / scale
-        lam = f[:, 0]
-        # the friction bound μ λ̃ follows the normal force λ; it is settled when its change moves no row by
-        # gap_tolerance, and a row that gave more than `give` under its force (a landing's new rows carry no λ̃)
-        # is stiffened
-        settled = not np.any(rows.mu * np.abs(lam - rows.kinetic) * tangent_give > gap_tolerance)
-        deep = np.any(e_n * lam > give)
-        if res <= tolerance:
-            kept = dx.copy(), f, bound, r.copy(), res
-            if settled and not deep:
-                break
-        if it >= max_iterations:
-            break
-        if not settled or deep:
-            rows.kinetic[:] = lam
-            bound = rows.mu * lam
-            if deep:
-                e_n = _bounded_give(e_n, lam, give)
-                laws = _Laws(e_n, e_t)
+    res = math.inf
+    settled = False
+    kept = None   # the last round's converged result
+    for _round in range(LAG_ROUNDS):
+        while True:
             f, weight = _residual(hessian, laws, rows, b, dx, free, target, bound, u, r)
             res = _pnorm(r, pinv, free) / scale
-            if res <= tolerance:
-                continue   # met with the new bound too: settled now, unless λ moved with it
-        hessian.set_weight(weight)
-        d, used = _pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
-                       max_iterations - it)
-        it += used
-        newton += 1
-        hessian.apply_a(d, ad)
-        project(rows.node, rows.coef, rows.frame, d, ju)
-        alpha = _step_length(laws, u - target, ju, bound, float(np.vdot(d, r)), float(np.vdot(d, ad)))
-        if alpha <= 0.0 or used == 0:
+            if res <= tolerance or it >= max_iterations:
+                break
+            hessian.set_weight(weight)
+            d, used = _pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
+                           max_iterations - it)
+            it += used
+            newton += 1
+            hessian.apply_a(d, ad)
+            project(rows.node, rows.coef, rows.frame, d, ju)
+            alpha = _step_length(laws, u - target, ju, bound, float(np.vdot(d, r)), float(np.vdot(d, ad)))
+            if alpha <= 0.0 or used == 0:
+                break
+            dx += alpha * d
+        if res <= tolerance:
+            kept = dx.copy(), f, target.copy(), bound, r.copy(), res
+        lam = f[:, 0]
+        settled = not np.any(rows.mu * np.abs(lam - rows.kinetic) * sd[:, 1:].max(axis=1) > gap_tolerance)
+        rows.kinetic[:] = lam
+        # a row that gave more than `give` under the force it took (a landing's new rows carry no λ̃) is stiffened
+        if np.any(e_n * lam > give):
+            settled = False
+            e_n = _bounded_give(e_n, lam, give)
+            laws = _Laws(e_n, e_t)
+        if settled or it >= max_iterations:
             break
-        dx += alpha * d
+        bound = rows.mu * lam
     if res > tolerance and kept is not None:
-        # stopped on its way (the cap): the last iterate that met the tolerance, not one with stiffened rows that
-        # can throw a body off
-        dx[:], f, bound, r, res = kept
+        # a later round did not converge within the cap: the last converged round's result, not an iterate on
+        # its way (an unconverged iterate with stiffened rows can throw a body off)
+        dx[:], f, target, bound, r, res = kept
+        rows.kinetic[:] = f[:, 0]
         settled = False
-    rows.kinetic[:] = f[:, 0]
     if res <= tolerance:
         _balance_momentum(system, free, r, dx)
     rows.force[:] = f
