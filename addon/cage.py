@@ -46,6 +46,8 @@ def build_cage(obj, progress=None, time_limit=None):
     if s.mode == "CONFORMING":
         extra.update(envelope=s.envelope, progress=progress)
     tm = core.tetrahedralize(verts, tris, resolution=s.resolution or "auto", mode=s.mode.lower(), **extra)
+    if "thin_part" in tm.report:   # where it is, in the object's own coordinates
+        tm.report["thin_part"]["centre"] = (np.asarray(tm.report["thin_part"]["centre"]) / axes).tolist()
     if not np.all(axes == 1.0):
         tm = tm.moved(tm.nodes / axes)
     _CAGES[cage_key(obj)] = tm
@@ -67,6 +69,7 @@ def record(obj, tm):
     s.cage_embedded = len(tm.embedding.tet) if tm.embedding is not None else tm.num_nodes
     s.cage_quality = float(tm.report["quality_min"])
     s.cage_summary = summary(tm.report)
+    s.cage_thin = thin_line(tm.report)
 
 
 def summary(report):
@@ -81,6 +84,19 @@ def summary(report):
         if capped:
             line += f" ({capped} hole{'s' if capped > 1 else ''} capped)"
     return line
+
+
+def thin_line(report):
+    """The panel's line on the part thinner than a cell (core.geometry.thin_parts): where it is, how thick, and the
+    Resolution that puts two cells through it; empty when there is none."""
+    part = report.get("thin_part")
+    if part is None:
+        return ""
+    x, y, z = part["centre"]
+    need = part["resolution"]
+    fix = f"Resolution {need} holds it" if need is not None else "no cage holds it: use Conforming"
+    return (f"Thinner than a cell ({report['cell_size']:.3g} m): the part near ({x:.3g}, {y:.3g}, {z:.3g}), "
+            f"{part['thickness']:.2g} m thick, bends too stiffly; {fix}")
 
 
 def clear():

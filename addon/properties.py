@@ -152,6 +152,9 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
     cage_summary: StringProperty(name="Tetrahedralized", default="", options={'HIDDEN'},
                                  description="What the last Tetrahedralize did: mode, nodes, tets, quality, and "
                                              "for an open mesh the volume that was filled")
+    cage_thin: StringProperty(name="Thin Part", default="", options={'HIDDEN'},
+                              description="The part of the mesh thinner than a cage cell, and the Resolution that "
+                                          "holds it (empty: none)")
 
 
 def _frame_range_toggled(settings, context):

@@ -99,6 +99,8 @@ def draw_cage(layout, context):
     layout.operator("softfem.tetrahedralize", icon='MESH_ICOSPHERE')
     if s.cage_summary:
         layout.label(text=s.cage_summary)
+    if s.cage_thin:
+        layout.label(text=s.cage_thin, icon='INFO')
     col = layout.column(align=True)
     col.label(text=f"Nodes: {s.cage_nodes}")
     col.label(text=f"Tets: {s.cage_tets}")

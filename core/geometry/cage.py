@@ -10,7 +10,6 @@ from .grid import TEMPLATES, Grid, inside_tets, locate, triangle_tet_pairs
 from .meshinput import NO_VOLUME
 from .quality import CAGE_QUALITY_BOUND
 from .relax import relax
-from .winding import WindingNumber
 
 # Triangle-tet overlap slack in unit coordinates (longest side 1): touching counts, so the cage strictly contains
 # the surface despite rounding.
@@ -70,7 +69,7 @@ def _build_cage(surface, resolution, relax_passes, caps):
     grid = Grid(v.min(axis=0), v.max(axis=0), resolution)
     vertex_tet, vertex_margin = locate(grid, v)
     pair_tet, pair_tri = triangle_tet_pairs(grid, v, t, vertex_tet, vertex_margin, _OVERLAP_EPS)
-    winding = WindingNumber(v, t)
+    winding = surface.winding()
     if caps is not None:
         winding = CappedWinding(caps, winding)
     closed = surface.is_closed()

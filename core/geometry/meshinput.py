@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
+from .winding import WindingNumber
 
 _SNAP = 2.0 ** 32
 # (a Solidify modifier left live comes after SoftFEM's in the stack: it thickens the simulated sheet, which has none)
@@ -40,6 +41,8 @@ class SurfaceMesh:
         # decision downstream (and the cage) is the same at any scale or position
         self.unit_vertices = np.ascontiguousarray(np.round((v - lo) / self.scale * _SNAP) / _SNAP)
         self._welded = None
+        self._winding = None
+        self._closed = None
 
     @property
     def welded_triangles(self):
@@ -48,9 +51,17 @@ class SurfaceMesh:
             self._welded = welded_triangles(self.vertices, self.triangles)
         return self._welded
 
+    def winding(self):
+        """The winding-number tree of the surface in unit coordinates (built once: Auto builds several cages)."""
+        if self._winding is None:
+            self._winding = WindingNumber(self.unit_vertices, self.triangles)
+        return self._winding
+
     def is_closed(self):
         """True if the welded mesh is watertight and consistently oriented (see `edges_balanced`)."""
-        return edges_balanced(self.welded_triangles)
+        if self._closed is None:
+            self._closed = edges_balanced(self.welded_triangles)
+        return self._closed
 
     def enclosed_volume_unit(self):
         """Signed divergence-theorem volume in unit coordinates (meaningful when the mesh is closed)."""

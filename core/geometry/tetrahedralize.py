@@ -11,6 +11,7 @@ from .ftetwild import TIME_LIMIT
 from .embedding import Embedding
 from .meshinput import SurfaceMesh
 from .quality import min_dihedral_angles, tet_quality
+from .thin_parts import thin_part
 
 MODES = ("cage", "conforming")
 MAX_RESOLUTION = 256
@@ -38,7 +39,9 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     (conforming mode uses the same resolution for fTetWild's edge length).
     Returns a core.TetMesh with `.embedding` (one row per input vertex: `.tet`, `.weights`, `.positions(nodes)`),
     `.mass_weights` (per-tet mass factor: total mass = density * enclosed volume for closed meshes),
-    `.stiffness_weights` (per-tet factor on the elastic moduli: the share of a cage tet the body fills) and `.report`.
+    `.stiffness_weights` (per-tet factor on the elastic moduli: the share of a cage tet the body fills) and `.report`
+    (in cage mode its "thin_part", when a part of the surface is thinner than a cell: core.geometry.thin_parts, with
+    the resolution that holds it, None past MAX_RESOLUTION).
     """
     t0 = time.perf_counter()
     if mode not in MODES:
@@ -84,6 +87,13 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         report["tet_budget"] = int(tet_budget)
     if not info["closed"]:
         report["holes_capped"] = info.get("holes_capped", 0)
+    if mode == "cage":
+        part = thin_part(surface, info["cell_size_unit"])
+        if part is not None:
+            need = part["resolution"]
+            report["thin_part"] = {"centre": [float(c) for c in part["centre"]], "thickness": part["thickness"],
+                                   "vertices": len(part["vertices"]),
+                                   "resolution": need if need <= MAX_RESOLUTION else None}
     for key in ("split_tets", "duplicated_nodes", "relaxed_moves", "ftetwild_triangles", "simplified",
                 "vertices_inside", "vertices_within_envelope"):
         if key in info:

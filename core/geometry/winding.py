@@ -215,24 +215,29 @@ def _segment_crosses_triangle(p, d, a, b, c, t, lo, hi):
     return lo < s < hi
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _crossings(starts, ends, a, b, c, lo, hi, left, center, radius, margin):
     n = len(starts)
     out = np.zeros(n, np.bool_)
-    for i in range(n):
+    for i in prange(n):
         stack = np.empty(256, np.int64)
         p = starts[i]
         d = ends[i] - starts[i]
-        dd = (d * d).sum()
+        dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
         stack[0] = 0
         top = 1
         while top > 0 and not out[i]:
             top -= 1
             k = stack[top]
             # distance from the cluster's centre to the segment vs its radius
-            s = 0.0 if dd == 0.0 else min(1.0, max(0.0, ((center[k] - p) * d).sum() / dd))
-            q = p + s * d - center[k]
-            if (q * q).sum() > radius[k] * radius[k]:
+            s = 0.0
+            if dd != 0.0:
+                s = ((center[k, 0] - p[0]) * d[0] + (center[k, 1] - p[1]) * d[1] + (center[k, 2] - p[2]) * d[2]) / dd
+                s = min(1.0, max(0.0, s))
+            qx = p[0] + s * d[0] - center[k, 0]
+            qy = p[1] + s * d[1] - center[k, 1]
+            qz = p[2] + s * d[2] - center[k, 2]
+            if qx * qx + qy * qy + qz * qz > radius[k] * radius[k]:
                 continue
             if left[k] < 0:
                 for t in range(lo[k], hi[k]):

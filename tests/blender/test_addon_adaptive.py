@@ -32,3 +32,23 @@ def test_a_ball_dropped_at_the_defaults_gets_an_auto_cage_and_takes_its_substeps
     assert np.all(np.diff(steps[:landing + 1]) >= 0), steps       # more steps as it falls faster
     assert np.all(steps[-24:] == 1), steps                         # at rest: one a frame
     assert steps.sum() < 0.5 * scene.softfem.substeps * len(steps), steps.sum()
+
+
+def test_the_panel_names_a_part_thinner_than_the_auto_cell_and_the_resolution_that_holds_it(blender, softfem):
+    # Suzanne of the Add menu, 2 m: her ears (about 0.12 m thick) are thinner than her Auto cage's 0.25 m cells, so
+    # they bend too stiffly; the panel says where, how thick, and which Resolution puts two cells through them. The
+    # ball of the Add menu has no such part.
+    bpy = blender
+    bpy.ops.mesh.primitive_monkey_add(size=2.0, location=(0.0, 0.0, 2.0))
+    monkey = bpy.context.active_object
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    line = monkey.softfem.cage_thin
+    assert line.startswith("Thinner than a cell") and "bends too stiffly; Resolution " in line, line
+    need = int(line.rsplit("Resolution ", 1)[1].split()[0])
+    assert "(Auto: resolution 11)" in monkey.softfem.cage_summary and 22 <= need <= 256, line   # two cells through
+    x = float(line.split("near (")[1].split(",")[0])
+    assert abs(x) > 0.8, line                                          # an ear: far out to one side
+    bpy.ops.object.select_all(action='DESELECT')
+    ball = add_ico(bpy, location=(4.0, 0.0, 2.0), radius=0.5, name="Ball")
+    assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
+    assert ball.softfem.cage_thin == ""
