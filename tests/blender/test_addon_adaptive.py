@@ -1,6 +1,7 @@
 """The defaults that make SoftFEM fast: Resolution Auto (a cage of at most 1,500 tets, said in the panel) and
 Adaptive substeps (one step a frame when calm, all of them at the landing), played through Blender."""
 import numpy as np
+import pytest
 from addon_testing import add_ico
 from test_scenes_defaults_blender import collision_plane
 
@@ -35,9 +36,9 @@ def test_a_ball_dropped_at_the_defaults_gets_an_auto_cage_and_takes_its_substeps
 
 
 def test_the_panel_names_a_part_thinner_than_the_auto_cell_and_the_resolution_that_holds_it(blender, softfem):
-    # Suzanne of the Add menu, 2 m: her ears (about 0.12 m thick) are thinner than her Auto cage's 0.25 m cells, so
-    # they bend too stiffly; the panel says where, how thick, and which Resolution puts two cells through them. The
-    # ball of the Add menu has no such part.
+    # Suzanne of the Add menu, 2 m: her brow over the eyes and her ears are thinner than her Auto cage's 0.25 m cells,
+    # so they bend too stiffly; the panel names the largest such part, how thick it is, and which Resolution puts two
+    # cells through it. The ball of the Add menu has no such part.
     bpy = blender
     bpy.ops.mesh.primitive_monkey_add(size=2.0, location=(0.0, 0.0, 2.0))
     monkey = bpy.context.active_object
@@ -45,9 +46,12 @@ def test_the_panel_names_a_part_thinner_than_the_auto_cell_and_the_resolution_th
     line = monkey.softfem.cage_thin
     assert line.startswith("Thinner than a cell") and "bends too stiffly; Resolution " in line, line
     need = int(line.rsplit("Resolution ", 1)[1].split()[0])
-    assert "(Auto: resolution 11)" in monkey.softfem.cage_summary and 22 <= need <= 256, line   # two cells through
-    x = float(line.split("near (")[1].split(",")[0])
-    assert abs(x) > 0.8, line                                          # an ear: far out to one side
+    cell = float(line.split("(")[1].split(" m)")[0])
+    thick = float(line.split(" m thick")[0].rsplit(", ", 1)[1])
+    assert "(Auto: resolution 11)" in monkey.softfem.cage_summary and thick < cell, line
+    assert need == pytest.approx(2 * max(monkey.dimensions) / thick, rel=0.1), line      # two cells through it
+    near = np.array([float(c) for c in line.split("near (")[1].split(")")[0].split(",")])
+    assert np.all(np.abs(near) <= 0.5 * np.array(monkey.dimensions) + 1e-3), line        # on the body
     bpy.ops.object.select_all(action='DESELECT')
     ball = add_ico(bpy, location=(4.0, 0.0, 2.0), radius=0.5, name="Ball")
     assert bpy.ops.softfem.add_soft_body() == {'FINISHED'}
