@@ -67,3 +67,16 @@ def passed_inside(points, triangles, thickness):
     normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-300)
     w = WindingNumber(points, triangles)(points + 0.5 * thickness * normal)
     return w > 0.5
+
+
+def rod(radius, length, centre, sides=12):
+    """A closed, outward-oriented cylinder along y (vertices, triangles): a thin horizontal rod collider."""
+    a = 2 * np.pi * np.arange(sides) / sides
+    ring = np.stack([radius * np.cos(a), np.zeros(sides), radius * np.sin(a)], 1)
+    v = np.concatenate([ring + [0, -length / 2, 0], ring + [0, length / 2, 0], [[0, -length / 2, 0],
+                                                                                  [0, length / 2, 0]]])
+    i, j = np.arange(sides), (np.arange(sides) + 1) % sides
+    tris = np.concatenate([np.stack([i, j, sides + j], 1), np.stack([i, sides + j, sides + i], 1),
+                           np.stack([np.full(sides, 2 * sides), j, i], 1),
+                           np.stack([np.full(sides, 2 * sides + 1), sides + i, sides + j], 1)])
+    return v + np.asarray(centre, float), tris.astype(np.int64)
