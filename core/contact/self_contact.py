@@ -33,6 +33,7 @@ from ..jit import njit, prange
 from .bvh import BVH, STACK_SIZE, query_box
 from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, take_slot, triangle_normal, vertex_rows
 from .row_sets import STENCIL, Candidates
+from .self_cull import Clusters
 from .sides import OPEN_DEPTH, body_source
 from .surface import point_positions
 from .triangle import closest_point_barycentric, plane_barycentric
@@ -128,24 +129,26 @@ def _excluded(ptr, excl, p, t):
 
 
 @njit(cache=True, parallel=True)
-def detect_self(p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_source, source, left, right, start,
+def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_source, source, left, right, start,
                 count, order, lo, hi, slot_tri, slot_b, slot_n, slot_gap):
-    """Up to K self contacts per point of one body (slot_* (P,K,...), slot_tri −1 when empty): point i (start p0[i],
-    end p1[i]) against the body's triangles tris over the same points, but its excluded ones (ptr, excl); tau: the
+    """Up to K self contacts per point ids[r] of one body (slot_* (len(ids),K,...), slot_tri −1 when empty): point i
+    (start p0[i], end p1[i]) against the body's triangles tris over the same points that the BVH (left .. hi) finds,
+    but its excluded ones (ptr, excl); tau: the
     contact thickness; hint, hint_source: the points' side hints (source: the body's surface id). A triangle with
     (outward) normal n gives a row when the point's height H(t) above it, on the side it starts on (closed: outside,
     and H(0) > −tau; open: see the module docstring), falls below tau + margin in the step and the point, when it
     reaches the offset plane (at the start if within it already), projects inside the triangle. slot_gap: H(0) − tau."""
-    npts = p0.shape[0]
+    npts = ids.shape[0]
     K = slot_tri.shape[1]
     nchunks = (npts + CHUNK - 1) // CHUNK
     for ch in prange(nchunks):
         cand = np.empty(CANDIDATES, np.int64)
         stack = np.empty(STACK_SIZE, np.int64)
         score = np.empty(K)
-        for i in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
+        for row in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
             for k in range(K):
-                slot_tri[i, k] = -1
+                slot_tri[row, k] = -1
+            i = ids[row]
             px0, py0, pz0 = p0[i, 0], p0[i, 1], p0[i, 2]
             px1, py1, pz1 = p1[i, 0], p1[i, 1], p1[i, 2]
             nfound = query_box(min(px0, px1), min(py0, py1), min(pz0, pz1), max(px0, px1), max(py0, py1),
@@ -195,7 +198,7 @@ def detect_self(p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_source,
                 sc = H1 - tau
                 same = False   # the same plane seen through two triangles (a point over a shared edge): one row
                 for m in range(used):
-                    if (slot_n[i, m, 0] * s * nx + slot_n[i, m, 1] * s * ny + slot_n[i, m, 2] * s * nz > 0.9999
+                    if (slot_n[row, m, 0] * s * nx + slot_n[row, m, 1] * s * ny + slot_n[row, m, 2] * s * nz > 0.9999
                             and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
                         same = True
                 if same:
@@ -203,49 +206,56 @@ def detect_self(p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_source,
                 k, used = take_slot(score, used, sc)
                 if k < 0:
                     continue
-                slot_tri[i, k] = t
-                slot_b[i, k, 0], slot_b[i, k, 1], slot_b[i, k, 2] = u, v, w
-                slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = s * nx, s * ny, s * nz
-                slot_gap[i, k] = H0 - tau
+                slot_tri[row, k] = t
+                slot_b[row, k, 0], slot_b[row, k, 1], slot_b[row, k, 2] = u, v, w
+                slot_n[row, k, 0], slot_n[row, k, 1], slot_n[row, k, 2] = s * nx, s * ny, s * nz
+                slot_gap[row, k] = H0 - tau
 
 
 class SelfSurface:
     """One self-colliding body's surface in the stage's layout: its points first..first+count (render points and
-    samples), its triangles (the layout's triangles tri_slice, local copy over its own points), their BVH (refit
-    every step), its exclusions (ptr, excl) and whether it is closed (one-sided)."""
+    samples) with their stencils, its triangles (the layout's triangles tri_slice; tris: over its own points), their
+    BVH and its clusters (core.contact.self_cull), its exclusions (ptr, excl) and whether it is closed (one-sided)."""
 
-    def __init__(self, body, first, count, tri_slice, tris_global, surface):
+    def __init__(self, body, first, count, tri_slice, lay, surface):
         self.body, self.first, self.count, self.tri_slice = body, int(first), int(count), tri_slice
-        self.tris_global = np.ascontiguousarray(tris_global, dtype=np.int64)
+        self.tris_global = np.ascontiguousarray(lay["tris"][tri_slice], dtype=np.int64)
         self.tris = np.ascontiguousarray(self.tris_global - self.first)
+        self.nodes = np.ascontiguousarray(lay["nodes"][self.first:self.first + self.count])
+        self.weights = np.ascontiguousarray(lay["weights"][self.first:self.first + self.count])
         self.ptr, self.excl = surface.self_excluded
         self.closed = bool(surface.closed)
         self.source = int(body_source(body))
         self.bvh = BVH(surface.rest, self.tris) if len(self.tris) else None
+        self.clusters = Clusters(self.bvh, surface.rest) if len(self.tris) else None
 
     def rows(self, lay, sides, x0, v, dt, tau, margin, max_per_point, mu):
         """The self-contact rows of the motion x0 + dt v (all nodes) within margin, as one row tuple (see
-        core.contact.row_sets.gather_rows) or None."""
+        core.contact.row_sets.gather_rows) or None. Only the points and triangles of the clusters that may touch
+        (Clusters.near_leaves) are tested one by one."""
         if self.bvh is None:
             return None
-        ids = np.arange(self.first, self.first + self.count)
-        nodes, weights = lay["nodes"][ids], lay["weights"][ids]
-        p0 = point_positions(x0, nodes, weights, 0.0, v)
-        p1 = point_positions(x0, nodes, weights, dt, v)
+        p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
+        p1 = point_positions(x0, self.nodes, self.weights, dt, v)
         pad = tau + margin + (0.0 if self.closed else OPEN_DEPTH)
-        self.bvh.refit(p0, p1, np.full(len(self.tris), pad))
+        leaves = self.clusters.near_leaves(self.bvh, p0, p1, pad)
+        if not len(leaves):
+            return None
         b = self.bvh
+        b.fit_leaves(leaves, p0, p1, np.full(len(self.tris), pad))   # the BVH finds those clusters' triangles alone
+        ids = b.leaf_vertices(leaves)
         K = max_per_point
-        slot_tri = np.empty((self.count, K), np.int64)
-        slot_b = np.empty((self.count, K, 3))
-        slot_n = np.empty((self.count, K, 3))
-        slot_gap = np.empty((self.count, K))
-        detect_self(p0, p1, self.tris, self.ptr, self.excl, self.closed, tau, margin, sides.hint[ids],
-                    sides.source[ids], self.source, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi,
+        slot_tri = np.empty((len(ids), K), np.int64)
+        slot_b = np.empty((len(ids), K, 3))
+        slot_n = np.empty((len(ids), K, 3))
+        slot_gap = np.empty((len(ids), K))
+        at = slice(self.first, self.first + self.count)
+        detect_self(ids, p0, p1, self.tris, self.ptr, self.excl, self.closed, tau, margin, sides.hint[at],
+                    sides.source[at], self.source, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi,
                     slot_tri, slot_b, slot_n, slot_gap)
         if not (slot_tri >= 0).any():
             return None
-        point, tri, normal, gap, node, coef, move = vertex_rows(ids, slot_tri, slot_b, slot_n, slot_gap,
+        point, tri, normal, gap, node, coef, move = vertex_rows(ids + self.first, slot_tri, slot_b, slot_n, slot_gap,
                                                                 lay["nodes"], lay["weights"], self.tris_global,
                                                                 np.zeros((0, 3)), STENCIL)
         tri = tri + self.tri_slice.start
@@ -262,5 +272,5 @@ def self_surfaces(lay, surfaces):
     for b, s in enumerate(surfaces):
         if s.self_collision and len(s.triangles):
             sl = slice(int(toffs[b]), int(toffs[b + 1]))
-            out.append(SelfSurface(b, poffs[b], len(s), sl, lay["tris"][sl], s))
+            out.append(SelfSurface(b, poffs[b], len(s), sl, lay, s))
     return out
