@@ -137,7 +137,8 @@ def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_so
     contact thickness; hint, hint_source: the points' side hints (source: the body's surface id). A triangle with
     (outward) normal n gives a row when the point's height H(t) above it, on the side it starts on (closed: outside,
     and H(0) > −tau; open: see the module docstring), falls below tau + margin in the step and the point, when it
-    reaches the offset plane (at the start if within it already), projects inside the triangle. slot_gap: H(0) − tau."""
+    reaches the offset plane (at the start if within it already), projects inside the triangle.
+    slot_gap: H(0) − tau."""
     npts = ids.shape[0]
     K = slot_tri.shape[1]
     nchunks = (npts + CHUNK - 1) // CHUNK
