@@ -39,6 +39,7 @@ from .surface import point_positions
 from .triangle import closest_point_barycentric, plane_barycentric
 
 EXCLUDE_THICKNESS = 2.0   # the exclusion radius is at least this many contact thicknesses
+QUIET_SLACK = 3.0         # contact thicknesses a quiet body's points may close in before it is tested again
 
 
 def exclusion_radius(rest, triangles, thickness):
@@ -213,6 +214,60 @@ def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_so
                 slot_gap[row, k] = H0 - tau
 
 
+@njit(cache=True)
+def drift(x, ref):
+    """The largest distance (m) a node moved from ref to x (both (n,3)) other than by their mean translation: no
+    two points embedded in these nodes (with weights summing to 1, W their absolute sum at most) came closer or
+    went further apart than 2 W times it."""
+    n = x.shape[0]
+    mx = my = mz = 0.0
+    for j in range(n):
+        mx += x[j, 0] - ref[j, 0]
+        my += x[j, 1] - ref[j, 1]
+        mz += x[j, 2] - ref[j, 2]
+    mx, my, mz = mx / max(n, 1), my / max(n, 1), mz / max(n, 1)
+    worst = 0.0
+    for j in range(n):
+        dx, dy, dz = x[j, 0] - ref[j, 0] - mx, x[j, 1] - ref[j, 1] - my, x[j, 2] - ref[j, 2] - mz
+        worst = max(worst, dx * dx + dy * dy + dz * dz)
+    return np.sqrt(worst)
+
+
+@njit(cache=True, parallel=True)
+def any_near(p, tris, ptr, excl, reach, left, right, start, count, order, lo, hi):
+    """Whether some point of p lies within `reach` of one of the triangles (over the same points) it is not
+    excluded from (the BVH left .. hi bounds the triangles at p)."""
+    npts = p.shape[0]
+    nchunks = (npts + CHUNK - 1) // CHUNK
+    hit = np.zeros(nchunks, np.bool_)
+    for ch in prange(nchunks):
+        cand = np.empty(CANDIDATES, np.int64)
+        stack = np.empty(STACK_SIZE, np.int64)
+        for i in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
+            if hit[ch]:
+                break
+            px, py, pz = p[i, 0], p[i, 1], p[i, 2]
+            found = query_box(px - reach, py - reach, pz - reach, px + reach, py + reach, pz + reach, left, right,
+                              start, count, order, lo, hi, stack, cand)
+            if found > cand.shape[0]:   # more than it can hold: count it as near (conservative)
+                hit[ch] = True
+                break
+            for j in range(found):
+                t = cand[j]
+                a, b, c = tris[t, 0], tris[t, 1], tris[t, 2]
+                if a == i or b == i or c == i or _excluded(ptr, excl, i, t):
+                    continue
+                u, v, w = closest_point_barycentric(px, py, pz, p[a, 0], p[a, 1], p[a, 2], p[b, 0], p[b, 1],
+                                                    p[b, 2], p[c, 0], p[c, 1], p[c, 2])
+                dx = px - (u * p[a, 0] + v * p[b, 0] + w * p[c, 0])
+                dy = py - (u * p[a, 1] + v * p[b, 1] + w * p[c, 1])
+                dz = pz - (u * p[a, 2] + v * p[b, 2] + w * p[c, 2])
+                if dx * dx + dy * dy + dz * dz < reach * reach:
+                    hit[ch] = True
+                    break
+    return hit.any()
+
+
 class SelfSurface:
     """One self-colliding body's surface in the stage's layout: its points first..first+count (render points and
     samples) with their stencils, its triangles (the layout's triangles tri_slice; tris: over its own points), their
@@ -229,18 +284,34 @@ class SelfSurface:
         self.source = int(body_source(body))
         self.bvh = BVH(surface.rest, self.tris) if len(self.tris) else None
         self.clusters = Clusters(self.bvh, surface.rest) if len(self.tris) else None
+        self.node_range = (int(lay["offsets"][body]), int(lay["offsets"][body + 1]))
+        self.spread = float(np.abs(self.weights).sum(axis=1).max(initial=1.0))
+        self.quiet = None   # the body's node positions when no self contact was within QUIET_SLACK (see rows)
 
     def rows(self, lay, sides, x0, v, dt, tau, margin, max_per_point, mu):
         """The self-contact rows of the motion x0 + dt v (all nodes) within margin, as one row tuple (see
-        core.contact.row_sets.gather_rows) or None. Only the points and triangles of the clusters that may touch
-        (Clusters.near_leaves) are tested one by one."""
+        core.contact.row_sets.gather_rows) or None.
+
+        A quiet body costs a pass over its nodes: once a step found no point within tau + QUIET_SLACK of a triangle
+        it is not excluded from, the body is quiet until its nodes have moved (other than by a common translation,
+        drift) so far from there that two of its points may have come QUIET_SLACK − margin closer. Otherwise only the
+        points and triangles of the clusters that may touch (Clusters.near_leaves) are tested one by one."""
         if self.bvh is None:
             return None
+        n0, n1 = self.node_range
+        ends = x0[n0:n1], x0[n0:n1] + dt * v[n0:n1]
+        slack = QUIET_SLACK * tau
+        if self.quiet is not None:
+            moved = max(drift(ends[0], self.quiet), drift(ends[1], self.quiet))
+            if 2.0 * self.spread * moved + margin + (0.0 if self.closed else OPEN_DEPTH) <= slack:
+                return None
+            self.quiet = None
         p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
         p1 = point_positions(x0, self.nodes, self.weights, dt, v)
         pad = tau + margin + (0.0 if self.closed else OPEN_DEPTH)
         leaves = self.clusters.near_leaves(self.bvh, p0, p1, pad)
         if not len(leaves):
+            self._try_quiet(ends, p0, tau + slack, slack)
             return None
         b = self.bvh
         b.fit_leaves(leaves, p0, p1, np.full(len(self.tris), pad))   # the BVH finds those clusters' triangles alone
@@ -255,6 +326,7 @@ class SelfSurface:
                     sides.source[at], self.source, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi,
                     slot_tri, slot_b, slot_n, slot_gap)
         if not (slot_tri >= 0).any():
+            self._try_quiet(ends, p0, tau + slack, slack)
             return None
         point, tri, normal, gap, node, coef, move = vertex_rows(ids + self.first, slot_tri, slot_b, slot_n, slot_gap,
                                                                 lay["nodes"], lay["weights"], self.tris_global,
@@ -263,6 +335,19 @@ class SelfSurface:
         n = len(point)
         return (Candidates(point, tri, normal, gap), node, coef, move, np.full(n, mu), np.full(n, -1, np.int64),
                 np.full(n, self.body, np.int64))
+
+    def _try_quiet(self, ends, p0, reach, slack):
+        """After a step that found no self contact: the body turns quiet (from its start positions ends[0]) if no
+        point of p0 lies within reach of a triangle it is not excluded from. Tried only when the step's own motion,
+        other than a translation, is below a quarter of the slack (a body turning or deforming fast would leave
+        quiet within a step or two: not worth the pass over every point)."""
+        if 2.0 * self.spread * drift(ends[1], ends[0]) > 0.25 * slack:
+            return
+        b = self.bvh
+        b.refit(p0, p0, np.zeros(len(self.tris)))
+        if not any_near(p0, self.tris, self.ptr, self.excl, reach, b.left, b.right, b.start, b.count, b.order,
+                        b.lo, b.hi):
+            self.quiet = np.ascontiguousarray(ends[0]).copy()
 
 
 def self_surfaces(lay, surfaces):
