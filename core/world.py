@@ -290,14 +290,15 @@ class World:
                                      "(lower dt, add substeps or stiffen/soften the material)")
         return stats
 
-    def _strayed(self, guess, dt):
+    def _strayed(self, guess, dt, own=()):
         """How far the solved motion may have moved a render point's gap from where the detection along `guess` saw
         it: the largest end-of-step distance between a node's solved and predicted positions, plus the second body's
-        largest for a point on another body (render points are convex combinations of their tet's nodes); a
-        self-colliding body counts twice (a point and a triangle of its own may stray apart)."""
+        largest for a point on another body (render points are convex combinations of their tet's nodes); a body
+        with self contacts among the rows (`own`: their bodies) counts twice (its point and its triangle may stray
+        apart)."""
         stray = np.sqrt(np.einsum("nd,nd->n", self._state.v - guess, self._state.v - guess)) * dt
         per_body = [stray[n0:n1].max(initial=0.0) for n0, n1 in self._model.node_ranges]
-        per_body += [per_body[i] for i, s in enumerate(self._contact.surfaces) if s.self_collision]
+        per_body += [per_body[i] for i in own]
         worst = np.sort(per_body)[::-1]
         return float(worst[:2].sum())
 
@@ -337,7 +338,7 @@ class World:
             stiff_for_jacobi(b.material, edge, dt) for b, edge in zip(self.bodies, self._edges))
         while True:
             stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
-            if checks == MAX_CHECKS or self._strayed(guess, dt) < margin:
+            if checks == MAX_CHECKS or self._strayed(guess, dt, self._contact.self_bodies(problem)) < margin:
                 break
             checks += 1
             with solver_threads(self._model.num_tets):

@@ -39,7 +39,9 @@ from .surface import point_positions
 from .triangle import closest_point_barycentric, plane_barycentric
 
 EXCLUDE_THICKNESS = 2.0   # the exclusion radius is at least this many contact thicknesses
-QUIET_SLACK = 3.0         # contact thicknesses a quiet body's points may close in before it is tested again
+QUIET_SLACK = 5.0         # contact thicknesses a quiet body's points may close in before it is tested again
+QUIET_SHARE = 0.1         # a body turns quiet only if at most this share of its points are near (tested every step)
+QUIET_RETRY = 32          # steps before a body that could not turn quiet (too many near points) tries again
 
 
 def exclusion_radius(rest, triangles, thickness):
@@ -234,24 +236,22 @@ def drift(x, ref):
 
 
 @njit(cache=True, parallel=True)
-def any_near(p, tris, ptr, excl, reach, left, right, start, count, order, lo, hi):
-    """Whether some point of p lies within `reach` of one of the triangles (over the same points) it is not
-    excluded from (the BVH left .. hi bounds the triangles at p)."""
+def near_points(p, tris, ptr, excl, reach, left, right, start, count, order, lo, hi, out):
+    """out[i] = whether point i of p lies within `reach` of one of the triangles (over the same points) it is not
+    excluded from (the BVH left .. hi bounds the triangles at p; a point whose query overflows counts as near)."""
     npts = p.shape[0]
     nchunks = (npts + CHUNK - 1) // CHUNK
-    hit = np.zeros(nchunks, np.bool_)
     for ch in prange(nchunks):
         cand = np.empty(CANDIDATES, np.int64)
         stack = np.empty(STACK_SIZE, np.int64)
         for i in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
-            if hit[ch]:
-                break
+            out[i] = False
             px, py, pz = p[i, 0], p[i, 1], p[i, 2]
             found = query_box(px - reach, py - reach, pz - reach, px + reach, py + reach, pz + reach, left, right,
                               start, count, order, lo, hi, stack, cand)
-            if found > cand.shape[0]:   # more than it can hold: count it as near (conservative)
-                hit[ch] = True
-                break
+            if found > cand.shape[0]:
+                out[i] = True
+                continue
             for j in range(found):
                 t = cand[j]
                 a, b, c = tris[t, 0], tris[t, 1], tris[t, 2]
@@ -263,9 +263,8 @@ def any_near(p, tris, ptr, excl, reach, left, right, start, count, order, lo, hi
                 dy = py - (u * p[a, 1] + v * p[b, 1] + w * p[c, 1])
                 dz = pz - (u * p[a, 2] + v * p[b, 2] + w * p[c, 2])
                 if dx * dx + dy * dy + dz * dz < reach * reach:
-                    hit[ch] = True
+                    out[i] = True
                     break
-    return hit.any()
 
 
 class SelfSurface:
@@ -286,36 +285,49 @@ class SelfSurface:
         self.clusters = Clusters(self.bvh, surface.rest) if len(self.tris) else None
         self.node_range = (int(lay["offsets"][body]), int(lay["offsets"][body + 1]))
         self.spread = float(np.abs(self.weights).sum(axis=1).max(initial=1.0))
-        self.quiet = None   # the body's node positions when no self contact was within QUIET_SLACK (see rows)
+        self.quiet = None   # (node positions, near points) since no self contact was found (see rows)
+        self.wait = 0       # steps before the next try to turn quiet (see _try_quiet)
 
     def rows(self, lay, sides, x0, v, dt, tau, margin, max_per_point, mu):
         """The self-contact rows of the motion x0 + dt v (all nodes) within margin, as one row tuple (see
         core.contact.row_sets.gather_rows) or None.
 
-        A quiet body costs a pass over its nodes: once a step found no point within tau + QUIET_SLACK of a triangle
-        it is not excluded from, the body is quiet until its nodes have moved (other than by a common translation,
-        drift) so far from there that two of its points may have come QUIET_SLACK − margin closer. Otherwise only the
-        points and triangles of the clusters that may touch (Clusters.near_leaves) are tested one by one."""
+        A quiet body pays a refit and one BVH pass: once a step found no self contact, the points then farther than
+        tau + QUIET_SLACK from every triangle they are not excluded from are left out until the body's nodes have
+        moved (other than by a common translation, drift) so far that two of its points may have closed that slack
+        less the margin; its other points (near) are tested every step. Otherwise only the points and triangles of
+        the clusters that may touch (Clusters.near_leaves) are tested one by one."""
         if self.bvh is None:
             return None
         n0, n1 = self.node_range
         ends = x0[n0:n1], x0[n0:n1] + dt * v[n0:n1]
         slack = QUIET_SLACK * tau
+        pad = tau + margin + (0.0 if self.closed else OPEN_DEPTH)
         if self.quiet is not None:
-            moved = max(drift(ends[0], self.quiet), drift(ends[1], self.quiet))
-            if 2.0 * self.spread * moved + margin + (0.0 if self.closed else OPEN_DEPTH) <= slack:
-                return None
+            reference, near = self.quiet
+            moved = max(drift(ends[0], reference), drift(ends[1], reference))
+            if 2.0 * self.spread * moved + pad - tau <= slack:
+                if not len(near):
+                    return None
+                p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
+                p1 = point_positions(x0, self.nodes, self.weights, dt, v)
+                self.bvh.refit(p0, p1, np.full(len(self.tris), pad))
+                return self._detect(lay, sides, near, p0, p1, tau, margin, max_per_point, mu)
             self.quiet = None
         p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
         p1 = point_positions(x0, self.nodes, self.weights, dt, v)
-        pad = tau + margin + (0.0 if self.closed else OPEN_DEPTH)
         leaves = self.clusters.near_leaves(self.bvh, p0, p1, pad)
-        if not len(leaves):
-            self._try_quiet(ends, p0, tau + slack, slack)
-            return None
+        found = None
+        if len(leaves):
+            self.bvh.fit_leaves(leaves, p0, p1, np.full(len(self.tris), pad))   # those clusters' triangles alone
+            found = self._detect(lay, sides, self.bvh.leaf_vertices(leaves), p0, p1, tau, margin, max_per_point, mu)
+        if found is None:
+            self._try_quiet(ends, p0, tau + slack, slack, pad - tau)
+        return found
+
+    def _detect(self, lay, sides, ids, p0, p1, tau, margin, max_per_point, mu):
+        """The rows of the points ids (local) against the triangles the BVH, as fitted, finds (see rows)."""
         b = self.bvh
-        b.fit_leaves(leaves, p0, p1, np.full(len(self.tris), pad))   # the BVH finds those clusters' triangles alone
-        ids = b.leaf_vertices(leaves)
         K = max_per_point
         slot_tri = np.empty((len(ids), K), np.int64)
         slot_b = np.empty((len(ids), K, 3))
@@ -326,7 +338,6 @@ class SelfSurface:
                     sides.source[at], self.source, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi,
                     slot_tri, slot_b, slot_n, slot_gap)
         if not (slot_tri >= 0).any():
-            self._try_quiet(ends, p0, tau + slack, slack)
             return None
         point, tri, normal, gap, node, coef, move = vertex_rows(ids + self.first, slot_tri, slot_b, slot_n, slot_gap,
                                                                 lay["nodes"], lay["weights"], self.tris_global,
@@ -336,18 +347,28 @@ class SelfSurface:
         return (Candidates(point, tri, normal, gap), node, coef, move, np.full(n, mu), np.full(n, -1, np.int64),
                 np.full(n, self.body, np.int64))
 
-    def _try_quiet(self, ends, p0, reach, slack):
-        """After a step that found no self contact: the body turns quiet (from its start positions ends[0]) if no
-        point of p0 lies within reach of a triangle it is not excluded from. Tried only when the step's own motion,
-        other than a translation, is below a quarter of the slack (a body turning or deforming fast would leave
-        quiet within a step or two: not worth the pass over every point)."""
-        if 2.0 * self.spread * drift(ends[1], ends[0]) > 0.25 * slack:
+    def _try_quiet(self, ends, p0, reach, slack, beyond):
+        """After a step that found no self contact: the body turns quiet from its start positions ends[0], its near
+        points those of p0 within reach of a triangle they are not excluded from. Tried only when the step's own
+        motion, other than a translation, and what the detection reaches beyond the thickness (`beyond`: margin, open
+        depth) take at most three quarters of the slack (a body turning or deforming fast would leave quiet within a
+        step or two: not worth the pass over every point), and not within QUIET_RETRY steps of a try that found more
+        than QUIET_SHARE of the points near."""
+        if self.wait > 0:
+            self.wait -= 1
+            return
+        if 2.0 * self.spread * drift(ends[1], ends[0]) + beyond > 0.75 * slack:
             return
         b = self.bvh
         b.refit(p0, p0, np.zeros(len(self.tris)))
-        if not any_near(p0, self.tris, self.ptr, self.excl, reach, b.left, b.right, b.start, b.count, b.order,
-                        b.lo, b.hi):
-            self.quiet = np.ascontiguousarray(ends[0]).copy()
+        near = np.empty(self.count, np.bool_)
+        near_points(p0, self.tris, self.ptr, self.excl, reach, b.left, b.right, b.start, b.count, b.order, b.lo,
+                    b.hi, near)
+        near = np.flatnonzero(near)
+        if len(near) > QUIET_SHARE * self.count:   # a fine mesh's many close neighbours: the clusters do better
+            self.wait = QUIET_RETRY
+            return
+        self.quiet = (np.ascontiguousarray(ends[0]).copy(), near)
 
 
 def self_surfaces(lay, surfaces):

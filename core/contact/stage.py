@@ -244,6 +244,12 @@ class ContactStage:
         self._sides.after_solve(np.unique(problem.point), problem.point, problem.rows.frame[:, 0].copy(),
                                 row_sources(problem.collider, problem.other), problem.gap, two_sided)
 
+    def self_bodies(self, problem):
+        """The bodies that have self contacts among the rows of `problem` (a ContactProblem or None)."""
+        if problem is None or not any(s.self_collision for s in self.surfaces):
+            return ()
+        return np.unique(problem.other[problem.other == self._layout["group"][problem.point]])
+
     def _start(self, x0, v, node_counts, frac0):
         """Before a step's first detection: the layout for these bodies, the sides of an initial overlap; x0 and v as
         contiguous float arrays."""
