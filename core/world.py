@@ -102,8 +102,8 @@ class World:
         goal_frequency: per node (N,) in Hz, a spring m (2π f)² pulling the node toward its goal target
         (Body.set_goal_targets; at first its rest place), 0 for none (core.goals); self_collision: its render surface
         also collides with itself (core.contact.self_contact: the same rows and solve as contact between bodies, its
-        contacts reported with other_body == the body itself). Off by default: a body far from folding pays a BVH refit
-        and one pass over its render points every step for it.
+        contacts reported with other_body == the body itself). Off by default: a detailed render mesh pays for it every
+        step, folding or not (see core.contact.self_contact).
         Returns the Body handle; the body starts at rest in mesh.nodes."""
         if not isinstance(mesh, TetMesh):
             raise InvalidInputError("mesh must be a core.TetMesh")
