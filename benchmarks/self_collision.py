@@ -1,7 +1,7 @@
 """Benchmark of self collision's cost: the step with self_collision on against off, on a body far from folding and on
 folding scenes.
 
-Far from folding: the live bunny (benchmarks/bunny_step.py's scene: cage resolution 12, the add-on's default
+Far from folding: a 642-vertex ball resting on a plane, and the live bunny (benchmarks/bunny_step.py's scene: cage resolution 12, the add-on's default
 material, on a floor plane, Δt = 1/96 s), sleeping off so that every step is solved; after --settle steps, --steps
 steps are timed, and the self detection's own time (SelfSurface.rows) per step. Folding: the soft bar (1 × 0.1 ×
 0.1 m, E = 1e4) dropped across a 1 cm rod, and the U squeezed shut by a plate (tests/core/test_self_collision.py's
@@ -25,6 +25,7 @@ import core.contact.self_contact as self_contact  # noqa: E402
 from bunny_step import BUNNY, DT  # noqa: E402
 from contact_scenes import box_surface, plane  # noqa: E402
 from core.geometry.obj import load_obj  # noqa: E402
+from core.geometry.primitives import icosphere  # noqa: E402
 from self_scenes import bar, cage_body, passed_inside, rod, u_shape  # noqa: E402
 
 SELF_SECONDS = []   # the self detection's seconds, per call
@@ -67,6 +68,27 @@ def bunny(path, self_collision, settle, steps):
         self_contacts += int(np.sum(world.contacts.other_body == 0))
     detect = np.median(SELF_SECONDS) if SELF_SECONDS else 0.0
     return np.median(times), detect, self_contacts, len(v)
+
+
+def resting_ball(self_collision, settle=96, steps=48):
+    """A 10 cm icosphere (642 vertices, cage resolution 8) resting on a plane, sleeping off: the median step (s) of
+    `steps` after `settle` at Δt = 1/96 s, and whether the self contact turned quiet (core.contact.self_contact)."""
+    v, f = icosphere(3, 0.1, (0.0, 0.0, 0.102))
+    tm = cage_body(v, f, 8)
+    world = core.World()
+    world.sleeping = False
+    world.add_body(tm, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0),
+                   self_collision=self_collision)
+    world.add_collider(*plane(1.0, 0.0))
+    for _ in range(settle):
+        world.step(DT)
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        world.step(DT)
+        times.append(time.perf_counter() - t0)
+    own = world._contact._layout["self"]
+    return np.median(times), bool(own and own[0].quiet is not None)
 
 
 def folding_bar(self_collision, steps=90):
@@ -133,6 +155,10 @@ def main():
         print(f"bunny resting ({runs[0][3]} render vertices), self_collision={on}: step {1e3 * step:.2f} ms"
               + (f", self detection {1e3 * detect:.2f} ms, self contacts {runs[0][2]}" if on else ""))
     print(f"  cost of self collision: {100 * (results[True] / results[False] - 1):+.1f} % of the step")
+    for on in (False, True):
+        runs = [resting_ball(on) for _ in range(args.runs)]
+        print(f"ball resting (642 render vertices), self_collision={on}: step "
+              f"{1e3 * np.median([r[0] for r in runs]):.2f} ms" + (f", quiet: {runs[0][1]}" if on else ""))
     for name, scene in (("bar folded over a rod", folding_bar), ("U squeezed shut", squeezed_u)):
         for on in (False, True):
             runs = [scene(on) for _ in range(args.runs)]
