@@ -63,7 +63,7 @@ def signature(scene, fresh=False):
                       key(obj, "softfem.damping", o.damping), key(obj, "softfem.friction", o.friction),
                       key(obj, "softfem.animated", o.animated), tuple(o.initial_velocity),
                       tuple(o.initial_angular_velocity), effectors.weights_identity(o.effector_weights),
-                      o.pin_group, o.pin_spring, o.stiffness_group, o.resolution, o.mode,
+                      o.pin_group, o.pin_spring, o.stiffness_group, o.resolution, o.mode, o.self_collision,
                       mesh_hashes.fingerprint(obj, fresh),
                       mesh_hashes.group_hash(obj, o.pin_group), mesh_hashes.group_hash(obj, o.stiffness_group),
                       colliders.static_place(obj)))

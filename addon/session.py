@@ -149,7 +149,8 @@ class Session:
             body.read_pins(obj)
             scale = body.stiffness_scale(obj)
             body.handle = world.add_body(mesh, body_material, pinned=body.pinned if len(body.pinned) else None,
-                                         stiffness_scale=scale, goal_frequency=body.goal_frequency)
+                                         stiffness_scale=scale, goal_frequency=body.goal_frequency,
+                                         self_collision=bool(obj.softfem.self_collision))
             body.goal_poses.setdefault(frame_range(scene)[0], x0[body.handle.goal_nodes])
             self.warn(scene_warnings.too_soft(obj, body_material, x0, gravity(scene), body.pinned))
             self.warn(scene_warnings.mirror_after(obj, bridge.output_modifier(obj)))

@@ -171,6 +171,7 @@ def support_normals(contacts, slow, colliders):
         return normals
     moved = np.array([c.moving for c in colliders], np.bool_)
     other = contacts.other_body >= 0
+    support = contacts.other_body != contacts.body   # a body's contacts with itself hold it on nothing
     body = np.concatenate([contacts.body, contacts.other_body[other]])
     n = np.concatenate([contacts.normals, contacts.normals[other]])
     press = np.maximum(np.einsum("nd,nd->n", contacts.forces, contacts.normals), 0.0)
@@ -179,10 +180,11 @@ def support_normals(contacts, slow, colliders):
     by_collider = contacts.collider >= 0
     if len(moved):
         skip[contacts.body[by_collider][moved[contacts.collider[by_collider]]]] = True
-    for i in np.unique(body):
+    support = np.concatenate([support, support[other]])
+    for i in np.unique(body[support]):
         if skip[i]:
             continue
-        mine = body == i
+        mine = (body == i) & support
         w = weight[mine] if weight[mine].sum() > 0.0 else np.ones(int(mine.sum()))
         tensor = np.einsum("k,ki,kj->ij", w, n[mine], n[mine])
         normals[i] = np.linalg.eigh(tensor)[1][:, -1]

@@ -98,7 +98,7 @@ def _simulate(cage, conforming):
                         damping_stiffness=0.01, friction=0.5)
     low = cage.nodes[:, 2].min()
     world.add_body(cage.moved(cage.nodes - [0.0, 0.0, low - 0.005]), material,
-                          stiffness_scale=np.linspace(0.5, 1.0, cage.num_tets))
+                   stiffness_scale=np.linspace(0.5, 1.0, cage.num_tets), self_collision=True)   # self contact's too
     top = cage.nodes[:, 2].max() - low
     nodes = conforming.nodes + [0.1, 0.0, top - conforming.nodes[:, 2].min() + 0.002]
     pinned = np.array([int(np.argmax(nodes[:, 2]))])

@@ -31,7 +31,7 @@ class World:
     """Bodies stepped together: all nodes in one global state, one CG solve per Newton iteration.
 
     world = World(gravity=(0, 0, -9.81), settings=SolverSettings())
-    body = world.add_body(mesh, material, pinned=None, stiffness_scale=None, goal_frequency=None)
+    body = world.add_body(mesh, material, pinned=None, stiffness_scale=None, goal_frequency=None, self_collision=False)
     world.step(dt); world.solve_static(); world.stats
 
     world.sleeping (default True): bodies come to rest (core.sleep). A body touching something whose render points
@@ -89,16 +89,21 @@ class World:
         """The live global State (x, v, rotations, DAPD witnesses of all bodies)."""
         return self._state
 
-    def add_body(self, mesh, material, pinned=None, stiffness_scale=None, goal_frequency=None):
+    def add_body(self, mesh, material, pinned=None, stiffness_scale=None, goal_frequency=None, self_collision=False):
         """Add a soft body. pinned: node indices (integers), or a per-node weight array (float,
         weight > 0.5 pinned) or bool mask; stiffness_scale: per-tet factor (M,) on Young's modulus;
         goal_frequency: per node (N,) in Hz, a spring m (2π f)² pulling the node toward its goal target
-        (Body.set_goal_targets; at first its rest place), 0 for none (core.goals).
+        (Body.set_goal_targets; at first its rest place), 0 for none (core.goals); self_collision: its render surface
+        also collides with itself (core.contact.self_contact: the same rows and solve as contact between bodies, its
+        contacts reported with other_body == the body itself). Off by default: a detailed render mesh pays for it every
+        step, folding or not (see core.contact.self_contact).
         Returns the Body handle; the body starts at rest in mesh.nodes."""
         if not isinstance(mesh, TetMesh):
             raise InvalidInputError("mesh must be a core.TetMesh")
         if not isinstance(material, Material):
             raise InvalidInputError("material must be a core.Material")
+        if not isinstance(self_collision, (bool, np.bool_)):
+            raise InvalidInputError(f"self_collision must be True or False, got {self_collision!r}")
         n, m = mesh.num_nodes, mesh.num_tets
         pin_mask = _pin_mask(pinned, n)
         if stiffness_scale is None:
@@ -123,7 +128,7 @@ class World:
         self._driven = np.concatenate([self._driven, np.zeros(n, dtype=bool)])
         self._goals.add_body(mesh.nodes, omega2)
         body = Body(self, len(self.bodies), mesh, material, np.flatnonzero(pin_mask), np.flatnonzero(omega2))
-        self._contact.add_body(mesh, material.friction, f"body {body._index}")
+        self._contact.add_body(mesh, material.friction, f"body {body._index}", self_collision=bool(self_collision))
         self._sleep.add_body()
         self.bodies.append(body)
         return body
@@ -278,12 +283,16 @@ class World:
                                      "(lower dt, add substeps or stiffen/soften the material)")
         return stats
 
-    def _strayed(self, guess, dt):
+    def _strayed(self, guess, dt, own=()):
         """How far the solved motion may have moved a render point's gap from where the detection along `guess` saw
         it: the largest end-of-step distance between a node's solved and predicted positions, plus the second body's
-        largest for a point on another body (render points are convex combinations of their tet's nodes)."""
+        largest for a point on another body (render points are convex combinations of their tet's nodes); a body
+        with self contacts among the rows (`own`: their bodies) counts twice (its point and its triangle may stray
+        apart)."""
         stray = np.sqrt(np.einsum("nd,nd->n", self._state.v - guess, self._state.v - guess)) * dt
-        worst = np.sort([stray[n0:n1].max(initial=0.0) for n0, n1 in self._model.node_ranges])[::-1]
+        per_body = [stray[n0:n1].max(initial=0.0) for n0, n1 in self._model.node_ranges]
+        per_body += [per_body[i] for i in own]
+        worst = np.sort(per_body)[::-1]
         return float(worst[:2].sum())
 
     def _finish_step(self, stats, backup, dt, t0):
@@ -291,7 +300,7 @@ class World:
         positions, the motion recorded for the next warm start; self.stats."""
         if self.sleeping:
             c = self._contact.contacts
-            touching = np.stack([c.body, c.other_body], axis=1)[c.other_body >= 0]
+            touching = np.stack([c.body, c.other_body], axis=1)[(c.other_body >= 0) & (c.other_body != c.body)]
             moving, fast = seen_motion(self.bodies, self._sleep.asleep)
             self._sleep.after_step(self._state.x, self._state.v, self._model.mass, self._model.node_ranges, dt,
                                    touching, moving, support_normals(c, ~fast, self._contact.colliders))
@@ -322,7 +331,7 @@ class World:
             stiff_for_jacobi(b.material, edge, dt) for b, edge in zip(self.bodies, self._edges))
         stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
         checks = 0
-        if self._strayed(guess, dt) >= margin:
+        if self._strayed(guess, dt, self._contact.self_bodies(problem)) >= margin:
             checks = 1
             with solver_threads(self._model.num_tets):
                 new = self._contact.problem(backup.x, self._state.v, dt, counts, 0.0,

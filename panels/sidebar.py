@@ -61,6 +61,9 @@ def draw_object(layout, context):
         layout.prop(s, "pin_spring")
     layout.prop_search(s, "stiffness_group", obj, "vertex_groups")
     layout.prop(s, "animated")
+    layout.prop(s, "self_collision")
+    if not s.self_collision:
+        layout.label(text="Off by default: costs every step, even unfolded", icon='INFO')
     col = layout.column()
     col.prop(s, "initial_velocity")
     col.prop(s, "initial_angular_velocity")

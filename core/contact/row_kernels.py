@@ -136,8 +136,9 @@ def curvature_blocks(node, coef, frame, weight, rows, index, keys, n, blocks):
 
 @njit(cache=True)
 def fold_diagonal(node, coef, k, pinv):
-    """Add Σ_b coef_bj² K_b to the 3×3 diagonal block of each node j the blocks touch, given (and returning in
-    pinv, in place) the inverses of those blocks (zero where singular)."""
+    """Add Σ_b coef_bj² K_b to the 3×3 diagonal block of each node j the blocks touch (coef_bj: the sum of block b's
+    coefficients on node j), given (and returning in pinv, in place) the inverses of those blocks (zero where
+    singular)."""
     slot = np.full(pinv.shape[0], -1, np.int64)
     touched = np.empty(node.size, np.int64)
     blocks = np.empty((node.size, 3, 3))
@@ -152,7 +153,17 @@ def fold_diagonal(node, coef, k, pinv):
                 touched[m] = j
                 mat3.store(blocks, m, mat3.inverse(mat3.load(pinv, j)))
                 m += 1
-            a = coef[b, s] * coef[b, s]
+            a = 0.0   # the node's coefficients summed (a self contact's stencil may name a node twice)
+            first = True
+            for s2 in range(node.shape[1]):
+                if node[b, s2] == j:
+                    if s2 < s:
+                        first = False
+                        break
+                    a += coef[b, s2]
+            if not first:
+                continue
+            a = a * a
             for q in range(3):
                 for t in range(3):
                     blocks[slot[j], q, t] += a * k[b, q, t]

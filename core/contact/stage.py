@@ -14,6 +14,7 @@ from .live_colliders import LiveColliders
 from .problem import ContactProblem, RowMemory, distinct_rows, row_keys
 from .rolling import resist_rolling, rigid_spin
 from .row_sets import concat_rows, gather_rows
+from .self_contact import self_exclusions, self_surfaces
 from .sides import OPEN_DEPTH, SideHints, row_sources
 from .surface import BodySurface, point_positions
 
@@ -78,9 +79,15 @@ class ContactStage:
             raise InvalidInputError(f"unknown collider {collider!r}")
         return collider
 
-    def add_body(self, mesh, friction, name):
-        """Register a body's contact surface (bodies are indexed in the order they are added)."""
-        self.surfaces.append(BodySurface(mesh, friction, name))
+    def add_body(self, mesh, friction, name, self_collision=False):
+        """Register a body's contact surface (bodies are indexed in the order they are added); self_collision: its
+        surface also collides with itself (core.contact.self_contact; its excluded neighbour pairs are found now, from
+        the rest shape)."""
+        surface = BodySurface(mesh, friction, name)
+        if self_collision:
+            surface.self_collision = True
+            surface.self_excluded = self_exclusions(surface.rest, surface.triangles, self.settings.body_thickness)
+        self.surfaces.append(surface)
         self._layout = None
 
     def set_body_friction(self, index, friction):
@@ -148,13 +155,14 @@ class ContactStage:
             raise InvalidInputError(f"{len(node_counts)} bodies given, {len(self.surfaces)} registered")
         if self._layout is None or self._layout["num_nodes"] != node_counts:
             self._layout = build_layout(self.surfaces, node_counts, self.settings.body_thickness)
+            self._layout["self"] = self_surfaces(self._layout, self.surfaces)
             n = self._layout["num_points"]
             self._sides = SideHints(n, len(self._layout["nodes"]))
             self._sides_checked = False
 
     def _idle(self):
         return not self.surfaces or (not any(len(c.triangles) and c.active for c in self.colliders)
-                                     and len(self.surfaces) < 2)
+                                     and len(self.surfaces) < 2 and not any(s.self_collision for s in self.surfaces))
 
     def _live_colliders(self):
         if self._live is None:
@@ -193,6 +201,11 @@ class ContactStage:
                 lay["body_edges"] = BodyEdges(lay, self.surfaces)
             rows += body_edge_rows(lay, self.surfaces, lay["body_edges"], x0, v, dt, self.settings.body_thickness,
                                    margin, self.settings.search_depth, self.settings.max_contacts_per_point)
+        for own in self._layout["self"]:   # self contacts: rows against the point's own body
+            found = own.rows(self._layout, self._sides, x0, v, dt, self.settings.body_thickness, margin,
+                             self.settings.max_contacts_per_point, self.surfaces[own.body].friction)
+            if found is not None:
+                rows.append(found)
         # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
         return concat_rows(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 
@@ -230,6 +243,12 @@ class ContactStage:
                      np.array([not sf.closed for sf in self.surfaces], np.bool_))
         self._sides.after_solve(np.unique(problem.point), problem.point, problem.rows.frame[:, 0].copy(),
                                 row_sources(problem.collider, problem.other), problem.gap, two_sided)
+
+    def self_bodies(self, problem):
+        """The bodies that have self contacts among the rows of `problem` (a ContactProblem or None)."""
+        if problem is None or not any(s.self_collision for s in self.surfaces):
+            return ()
+        return np.unique(problem.other[problem.other == self._layout["group"][problem.point]])
 
     def _start(self, x0, v, node_counts, frac0):
         """Before a step's first detection: the layout for these bodies, the sides of an initial overlap; x0 and v as

@@ -40,6 +40,8 @@ class BodySurface:
 
     def __init__(self, mesh, friction, name):
         emb = mesh.embedding
+        self.self_collision = False   # set with self_excluded by ContactStage.add_body
+        self.self_excluded = None
         self.name = name
         self.friction = float(friction)
         if emb is not None:

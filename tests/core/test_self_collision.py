@@ -1,0 +1,156 @@
+"""Self collision: a body folding onto itself never passes through itself (the U squeezed shut, the bar folded over a
+rod), the exclusion rule, the rows' shared nodes, and a body far from folding unchanged by it."""
+import numpy as np
+import pytest
+
+import core
+from contact_scenes import box_surface, plane
+from core.contact.row_kernels import fold_diagonal
+from core.contact.self_contact import exclusion_radius, self_exclusions
+from open_shapes import open_box
+from self_scenes import bar, cage_body, passed_inside, rod, u_shape, voxel_surface
+
+DT = 1 / 120
+
+
+def _squeezed_u(self_collision):
+    """The U (arms 7.5 cm thick, 10 cm apart, 30 cm long) on a floor, a plate over its free end pressed down over
+    0.6 s to 10 cm (the upper arm would end 2.5 cm into the lower one), held, then lifted. Returns per step the
+    render vertices that passed into the body, the self contacts, and the least height of the upper arm's inner face
+    over the lower arm's (between vertices one above the other at rest; negative: passed through)."""
+    v, f = u_shape(length=12, thick=3, gap=4)
+    tm = cage_body(v, f, 8)
+    world = core.World()
+    world.add_body(tm, core.Material(youngs_modulus=1e6, poisson_ratio=0.3, density=500, friction=0.5),
+                          self_collision=self_collision)
+    world.add_collider(*plane(2.0, 0.0))
+    lo, hi = np.array([0.15, -0.1, 0.0]), np.array([0.4, 0.2, 0.05])
+    plate = world.add_collider(*box_surface(lo + [0, 0, 0.25], hi + [0, 0, 0.25]))
+    lower = {tuple(np.round(q[:2], 6)): i for i, q in enumerate(v) if np.isclose(q[2], 0.075)}
+    pairs = np.array([(i, lower[tuple(np.round(q[:2], 6))]) for i, q in enumerate(v)
+                      if np.isclose(q[2], 0.175) and tuple(np.round(q[:2], 6)) in lower])
+    tau = world.contact_settings.body_thickness
+    inside, self_contacts, gap = [], [], []
+    for k in range(120):
+        t = (k + 1) * DT
+        z = 0.25 - min(t / 0.6, 1.0) * 0.15 if t < 0.8 else 0.10 + min((t - 0.8) / 0.2, 1.0) * 0.2
+        world.move_collider(plate, box_surface(lo + [0, 0, z], hi + [0, 0, z])[0])
+        world.step(DT)
+        p = tm.embedding.positions(world.state.x)
+        inside.append(int(passed_inside(p, f, tau).sum()))
+        c = world.contacts
+        self_contacts.append(int(np.sum((c.body == 0) & (c.other_body == 0))))
+        gap.append(float((p[pairs[:, 0], 2] - p[pairs[:, 1], 2]).min()))
+    return np.array(inside), np.array(self_contacts), np.array(gap)
+
+
+def test_a_u_squeezed_shut_presses_its_arms_together_without_passing_through_and_springs_apart():
+    inside, self_contacts, gap = _squeezed_u(True)
+    assert inside.max() == 0, f"render vertices inside the body's own surface: {inside.max()}"
+    squeezed = slice(70, 96)   # the plate at its lowest
+    assert self_contacts[squeezed].min() > 0            # the arms touch, reported with other_body == body
+    assert gap[squeezed].min() > -1e-3                  # pressed together, not through (10 cm apart at rest)
+    assert gap[squeezed].max() < 5e-3
+    assert self_contacts[-1] == 0 and gap[-1] > 0.05    # lifted: apart again
+
+
+def test_without_self_collision_the_squeezed_u_passes_through_itself():
+    inside, self_contacts, gap = _squeezed_u(False)
+    assert self_contacts.max() == 0
+    assert inside.max() > 10 and gap.min() < -0.01
+
+
+def test_a_soft_bar_dropped_across_a_thin_rod_folds_and_its_halves_touch_without_passing_through():
+    h = 0.05
+    v, f = bar(h, (20, 2, 2), origin=(-0.5, -0.05, 0.3))
+    tm = cage_body(v, f, 20)
+    world = core.World()
+    world.add_body(tm, core.Material(youngs_modulus=1e4, poisson_ratio=0.3, density=1000, friction=0.5),
+                          self_collision=True)
+    world.add_collider(*rod(0.01, 0.6, (0.0, 0.0, 0.288)))
+    tau = world.contact_settings.body_thickness
+    worst, touched = 0, 0
+    for _ in range(90):
+        world.step(DT)
+        p = tm.embedding.positions(world.state.x)
+        worst = max(worst, int(passed_inside(p, f, tau).sum()))
+        touched = max(touched, int(np.sum(world.contacts.other_body == 0)))
+    ends = tm.embedding.positions(world.state.x)[np.abs(v[:, 0]) > 0.49]
+    assert ends[:, 2].max() < 0.0                        # folded: both ends hang below the rod
+    assert touched > 10                                  # its halves met
+    assert worst == 0
+
+
+def _resting_cube(self_collision):
+    v, f = voxel_surface(np.ones((3, 3, 3), bool), 0.1 / 3, origin=(-0.05, -0.05, 0.002))
+    tm = cage_body(v, f, 4)
+    world = core.World()
+    world.add_body(tm, core.Material(youngs_modulus=5e4, poisson_ratio=0.3, density=1000),
+                   self_collision=self_collision)
+    world.add_collider(*plane(1.0, 0.0))
+    for _ in range(60):
+        world.step(DT)
+    own = world._contact._layout["self"]
+    return tm.embedding.positions(world.state.x), world.contacts, own[0].quiet if own else None
+
+
+def test_a_resting_body_with_self_collision_rests_as_without_it():
+    on, contacts, quiet = _resting_cube(True)
+    off, _, _ = _resting_cube(False)
+    assert quiet is not None and len(quiet[1]) == 0       # quiet: its steps skip the self detection
+    assert not np.any(contacts.other_body >= 0)           # no self contact on a body far from folding
+    assert abs(on[:, 2].max() - off[:, 2].max()) < 1e-4   # the same rest height
+    assert np.abs(on - off).max() < 1e-3
+
+
+def test_an_open_surface_collides_with_itself_without_failing():
+    v, f = open_box((0.2, 0.2, 0.2), n=4)
+    tm = core.tetrahedralize(v + [0, 0, 0.05], f, resolution=6, mode="cage")
+    tm.embedding.triangles = f
+    world = core.World()
+    world.add_body(tm, core.Material(youngs_modulus=2e4, poisson_ratio=0.3, density=500), self_collision=True)
+    world.add_collider(*plane(1.0, 0.0))
+    for _ in range(30):
+        world.step(DT)
+    assert np.all(np.isfinite(world.state.x))
+    assert tm.embedding.positions(world.state.x)[:, 2].min() > -2e-3
+
+
+def test_self_collision_takes_a_bool():
+    tm = cage_body(*box_surface((0, 0, 0), (0.1, 0.1, 0.1)), 2)
+    with pytest.raises(core.InvalidInputError, match="self_collision"):
+        core.World().add_body(tm, core.Material(), self_collision="yes")
+
+
+def test_the_exclusion_rule_drops_the_one_ring_and_the_rest_neighbours_and_keeps_the_far_faces():
+    h = 0.05
+    v, f = bar(h, (8, 2, 2))
+    ptr, excl = self_exclusions(v, f, 0.001)
+    radius = exclusion_radius(v, f, 0.001)
+    # brute force: the triangles holding the point or within its radius at rest (closest point distance)
+    from core.contact.triangle import closest_point_barycentric
+    for p in range(len(v)):
+        want = []
+        for t, tri in enumerate(f):
+            a, b, c = v[tri]
+            u, s, w = closest_point_barycentric(*v[p], *a, *b, *c)
+            d = v[p] - (u * a + s * b + w * c)
+            if p in tri or d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < radius[p] * radius[p]:
+                want.append(t)
+        assert list(excl[ptr[p]:ptr[p + 1]]) == want
+    # a vertex on the bottom face's middle is not excluded from the top face above it (0.1 m away)
+    p = np.flatnonzero(np.all(np.isclose(v, [0.2, 0.05, 0.0]), axis=1))[0]
+    top = np.flatnonzero(np.all(np.isclose(v[f][:, :, 2], 0.1), axis=1))
+    assert np.isclose(radius[p], h * np.sqrt(2))
+    assert not np.isin(top, excl[ptr[p]:ptr[p + 1]]).any()
+
+
+def test_a_stencil_naming_a_node_twice_adds_its_summed_coefficient_to_the_diagonal():
+    k = np.eye(3)[None].repeat(1, axis=0) * 2.0
+    pinv = np.eye(3)[None].repeat(3, axis=0).copy()
+    node = np.array([[0, 1, 0, 2]])
+    coef = np.array([[0.3, 0.5, -0.3, 1.0]])
+    fold_diagonal(node, coef, k, pinv)
+    assert np.allclose(pinv[0], np.eye(3))               # 0.3 − 0.3: nothing added on node 0
+    assert np.allclose(pinv[1], np.eye(3) / 1.5)          # 1 + 0.25 × 2
+    assert np.allclose(pinv[2], np.eye(3) / 3.0)          # 1 + 1 × 2
