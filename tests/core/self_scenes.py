@@ -80,3 +80,18 @@ def rod(radius, length, centre, sides=12):
                            np.stack([np.full(sides, 2 * sides), j, i], 1),
                            np.stack([np.full(sides, 2 * sides + 1), sides + i, sides + j], 1)])
     return v + np.asarray(centre, float), tris.astype(np.int64)
+
+
+def tube(radius, length, centre, sides=12):
+    """A closed, outward-oriented cylinder along x (vertices, triangles): rings of `sides` vertices about as far apart
+    as a ring's side, each end closed by a fan round a centre vertex."""
+    rings = int(round(length / (2 * np.pi * radius / sides))) + 1
+    a = 2 * np.pi * np.arange(sides) / sides
+    v = np.concatenate([np.stack([np.full(sides, x), radius * np.cos(a), radius * np.sin(a)], 1)
+                        for x in np.linspace(-length / 2, length / 2, rings)] + [[[-length / 2, 0, 0],
+                                                                                   [length / 2, 0, 0]]])
+    i, j, n = np.arange(sides), (np.arange(sides) + 1) % sides, rings * sides
+    tris = [np.stack([o + i, o + j, o + sides + j], 1) for o in range(0, n - sides, sides)]
+    tris += [np.stack([o + i, o + sides + j, o + sides + i], 1) for o in range(0, n - sides, sides)]
+    tris += [np.stack([np.full(sides, n), j, i], 1), np.stack([np.full(sides, n + 1), n - sides + i, n - sides + j], 1)]
+    return v + np.asarray(centre, float), np.concatenate(tris).astype(np.int64)
