@@ -3,7 +3,8 @@ folding scenes.
 
 Far from folding: a 642-vertex ball resting on a plane, and the live bunny (benchmarks/bunny_step.py's scene: cage resolution 12, the add-on's default
 material, on a floor plane, Δt = 1/96 s), sleeping off so that every step is solved; after --settle steps, --steps
-steps are timed, and the self detection's own time (SelfSurface.rows) per step. Folding: the soft bar (1 × 0.1 ×
+steps are timed, and the self detection's own time (SelfSurface.rows) per step; and the same bunny dropped 30 cm (the
+live playback scene), one second from its release, in total. Folding: the soft bar (1 × 0.1 ×
 0.1 m, E = 1e4) dropped across a 1 cm rod, and the U squeezed shut by a plate (tests/core/test_self_collision.py's
 scenes): the median step, the self contacts, and the render vertices that passed into the body's own surface
 (generalized winding number) at worst. Each figure is the median of --runs runs (each a fresh World).
@@ -43,13 +44,15 @@ def _timed_self_rows():
     self_contact.SelfSurface.rows = rows
 
 
-def bunny(path, self_collision, settle, steps):
+def bunny_world(path, self_collision, height):
+    """The live bunny (cage resolution 12, the add-on's default material, sleeping off) `height` above a floor
+    plane: (world, render vertices)."""
     v, f = load_obj(path)[:2]
     v = np.asarray(v, float)
     v = np.stack([v[:, 0], -v[:, 2], v[:, 1]], axis=1)
     lo, hi = v.min(axis=0), v.max(axis=0)
     v = (v - 0.5 * (lo + hi)) * (0.5 / (hi - lo).max())
-    v[:, 2] -= v[:, 2].min() - 0.05
+    v[:, 2] -= v[:, 2].min() - height
     tm = core.tetrahedralize(v, np.asarray(f), resolution=12)
     world = core.World(settings=core.SolverSettings(newton_iterations=1, cg_iterations=50))
     world.sleeping = False
@@ -57,6 +60,13 @@ def bunny(path, self_collision, settle, steps):
                                      damping_stiffness=0.01, friction=0.5), self_collision=self_collision)
     floor = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float)
     world.add_collider(floor, np.array([[0, 1, 2], [0, 2, 3]]), friction=0.5, thickness=0.02)
+    return world, len(v)
+
+
+def bunny(path, self_collision, settle, steps):
+    """The bunny resting after a 5 cm drop and `settle` steps: the median of `steps` steps (s), the median self
+    detection (s), the self contacts found, its render vertices."""
+    world, n = bunny_world(path, self_collision, 0.05)
     for _ in range(settle):
         world.step(DT)
     SELF_SECONDS.clear()
@@ -67,12 +77,26 @@ def bunny(path, self_collision, settle, steps):
         times.append(time.perf_counter() - t0)
         self_contacts += int(np.sum(world.contacts.other_body == 0))
     detect = np.median(SELF_SECONDS) if SELF_SECONDS else 0.0
-    return np.median(times), detect, self_contacts, len(v)
+    return np.median(times), detect, self_contacts, n
+
+
+def bunny_landing(path, self_collision, steps=96):
+    """The bunny dropped 30 cm (the live playback scene), one second from its release: the total time of the steps
+    and of the self detection (s), and the self contacts found."""
+    world, _ = bunny_world(path, self_collision, 0.3)
+    world.step(DT)   # (compiles what is left)
+    SELF_SECONDS.clear()
+    t0 = time.perf_counter()
+    contacts = 0
+    for _ in range(steps):
+        world.step(DT)
+        contacts += int(np.sum(world.contacts.other_body == 0))
+    return time.perf_counter() - t0, sum(SELF_SECONDS), contacts
 
 
 def resting_ball(self_collision, settle=96, steps=48):
     """A 10 cm icosphere (642 vertices, cage resolution 8) resting on a plane, sleeping off: the median step (s) of
-    `steps` after `settle` at Δt = 1/96 s, and whether the self contact turned quiet (core.contact.self_contact)."""
+    `steps` after `settle` at Δt = 1/96 s, and whether the self contact holds a reference (core.contact.self_contact)."""
     v, f = icosphere(3, 0.1, (0.0, 0.0, 0.102))
     tm = cage_body(v, f, 8)
     world = core.World()
@@ -88,7 +112,7 @@ def resting_ball(self_collision, settle=96, steps=48):
         world.step(DT)
         times.append(time.perf_counter() - t0)
     own = world._contact._layout["self"]
-    return np.median(times), bool(own and own[0].quiet is not None)
+    return np.median(times), bool(own and own[0].reference is not None)
 
 
 def folding_bar(self_collision, steps=90):
@@ -154,11 +178,18 @@ def main():
         results[on] = step
         print(f"bunny resting ({runs[0][3]} render vertices), self_collision={on}: step {1e3 * step:.2f} ms"
               + (f", self detection {1e3 * detect:.2f} ms, self contacts {runs[0][2]}" if on else ""))
-    print(f"  cost of self collision: {100 * (results[True] / results[False] - 1):+.1f} % of the step")
+    print(f"  self collision's share of the step with it on: {100 * (1 - results[False] / results[True]):.1f} %")
+    for on in (False, True):
+        runs = [bunny_landing(args.bunny, on) for _ in range(args.runs)]
+        total = np.median([r[0] for r in runs])
+        results[on] = total
+        print(f"bunny dropped 30 cm, 1 s, self_collision={on}: {total:.2f} s"
+              + (f", self detection {np.median([r[1] for r in runs]):.2f} s, self contacts {runs[0][2]}" if on else ""))
+    print(f"  self collision's share of the landing with it on: {100 * (1 - results[False] / results[True]):.1f} %")
     for on in (False, True):
         runs = [resting_ball(on) for _ in range(args.runs)]
         print(f"ball resting (642 render vertices), self_collision={on}: step "
-              f"{1e3 * np.median([r[0] for r in runs]):.2f} ms" + (f", quiet: {runs[0][1]}" if on else ""))
+              f"{1e3 * np.median([r[0] for r in runs]):.2f} ms" + (f", reference: {runs[0][1]}" if on else ""))
     for name, scene in (("bar folded over a rod", folding_bar), ("U squeezed shut", squeezed_u)):
         for on in (False, True):
             runs = [scene(on) for _ in range(args.runs)]

@@ -283,15 +283,13 @@ class World:
                                      "(lower dt, add substeps or stiffen/soften the material)")
         return stats
 
-    def _strayed(self, guess, dt, own=()):
+    def _strayed(self, guess, dt):
         """How far the solved motion may have moved a render point's gap from where the detection along `guess` saw
         it: the largest end-of-step distance between a node's solved and predicted positions, plus the second body's
-        largest for a point on another body (render points are convex combinations of their tet's nodes); a body
-        with self contacts among the rows (`own`: their bodies) counts twice (its point and its triangle may stray
-        apart)."""
+        largest for a point on another body (render points are convex combinations of their tet's nodes). (A body's
+        contact with itself has its own margin and check: ContactStage.self_strayed.)"""
         stray = np.sqrt(np.einsum("nd,nd->n", self._state.v - guess, self._state.v - guess)) * dt
         per_body = [stray[n0:n1].max(initial=0.0) for n0, n1 in self._model.node_ranges]
-        per_body += [per_body[i] for i in own]
         worst = np.sort(per_body)[::-1]
         return float(worst[:2].sum())
 
@@ -331,7 +329,7 @@ class World:
             stiff_for_jacobi(b.material, edge, dt) for b, edge in zip(self.bodies, self._edges))
         stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
         checks = 0
-        if self._strayed(guess, dt, self._contact.self_bodies(problem)) >= margin:
+        if self._strayed(guess, dt) >= margin or self._contact.self_strayed(self._state.v, guess, dt):
             checks = 1
             with solver_threads(self._model.num_tets):
                 new = self._contact.problem(backup.x, self._state.v, dt, counts, 0.0,

@@ -31,17 +31,18 @@ import numpy as np
 
 from ..jit import njit, prange
 from .bvh import BVH, STACK_SIZE, query_box
-from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, take_slot, triangle_normal, vertex_rows
+from .detect import CANDIDATES, CHUNK, vertex_rows
 from .row_sets import STENCIL, Candidates
 from .self_cull import Clusters
+from .self_detect import detect_pairs, detect_self, drift, reference_pairs
 from .sides import OPEN_DEPTH, body_source
 from .surface import point_positions
-from .triangle import closest_point_barycentric, plane_barycentric
+from .triangle import closest_point_barycentric
 
 EXCLUDE_THICKNESS = 2.0   # the exclusion radius is at least this many contact thicknesses
-QUIET_SLACK = 5.0         # contact thicknesses a quiet body's points may close in before it is tested again
-QUIET_SHARE = 0.1         # a body turns quiet only if at most this share of its points are near (tested every step)
-QUIET_RETRY = 32          # steps before a body that could not turn quiet (too many near points) tries again
+QUIET_SLACK = 5.0         # contact thicknesses a self detection looks beyond the thickness, at most
+QUIET_SHARE = 0.1         # the reference is dropped when more than this share of the points may touch in a step
+QUIET_RETRY = 32          # steps before a body with too many points within reach at its reference tries again
 
 
 def exclusion_radius(rest, triangles, thickness):
@@ -118,155 +119,6 @@ def _exclusions(rest, tris, radius, left, right, start, count, order, lo, hi, n,
                 n[p] = k
 
 
-@njit(cache=True, inline="always")
-def _excluded(ptr, excl, p, t):
-    """Whether triangle t is in point p's sorted exclusion list."""
-    lo, hi = ptr[p], ptr[p + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if excl[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < ptr[p + 1] and excl[lo] == t
-
-
-@njit(cache=True, parallel=True)
-def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_source, source, left, right, start,
-                count, order, lo, hi, slot_tri, slot_b, slot_n, slot_gap):
-    """Up to K self contacts per point ids[r] of one body (slot_* (len(ids),K,...), slot_tri −1 when empty): point i
-    (start p0[i], end p1[i]) against the body's triangles tris over the same points that the BVH (left .. hi) finds,
-    but its excluded ones (ptr, excl); tau: the
-    contact thickness; hint, hint_source: the points' side hints (source: the body's surface id). A triangle with
-    (outward) normal n gives a row when the point's height H(t) above it, on the side it starts on (closed: outside,
-    and H(0) > −tau; open: see the module docstring), falls below tau + margin in the step and the point, when it
-    reaches the offset plane (at the start if within it already), projects inside the triangle.
-    slot_gap: H(0) − tau."""
-    npts = ids.shape[0]
-    K = slot_tri.shape[1]
-    nchunks = (npts + CHUNK - 1) // CHUNK
-    for ch in prange(nchunks):
-        cand = np.empty(CANDIDATES, np.int64)
-        stack = np.empty(STACK_SIZE, np.int64)
-        score = np.empty(K)
-        for row in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
-            for k in range(K):
-                slot_tri[row, k] = -1
-            i = ids[row]
-            px0, py0, pz0 = p0[i, 0], p0[i, 1], p0[i, 2]
-            px1, py1, pz1 = p1[i, 0], p1[i, 1], p1[i, 2]
-            nfound = query_box(min(px0, px1), min(py0, py1), min(pz0, pz1), max(px0, px1), max(py0, py1),
-                               max(pz0, pz1), left, right, start, count, order, lo, hi, stack, cand)
-            nfound = min(nfound, CANDIDATES)
-            hx, hy, hz = hint[i, 0], hint[i, 1], hint[i, 2]
-            hinted = hint_source[i] == source
-            used = 0
-            for j in range(nfound):
-                t = cand[j]
-                ia, ib, ic = tris[t, 0], tris[t, 1], tris[t, 2]
-                if ia == i or ib == i or ic == i or _excluded(ptr, excl, i, t):
-                    continue
-                nx, ny, nz, ok = triangle_normal(p0, tris, t)
-                if not ok:
-                    continue
-                h0 = nx * (px0 - p0[ia, 0]) + ny * (py0 - p0[ia, 1]) + nz * (pz0 - p0[ia, 2])
-                h1 = nx * (px1 - p1[ia, 0]) + ny * (py1 - p1[ia, 1]) + nz * (pz1 - p1[ia, 2])
-                if closed:
-                    s = 1.0
-                elif hinted and abs(h0) < OPEN_DEPTH + tau and abs(hx * nx + hy * ny + hz * nz) >= HINT_COSINE:
-                    s = 1.0 if hx * nx + hy * ny + hz * nz >= 0.0 else -1.0
-                elif h0 > 0.0:
-                    s = 1.0
-                elif h0 < 0.0:
-                    s = -1.0
-                else:
-                    s = -1.0 if h1 > 0.0 else 1.0
-                H0 = s * h0
-                H1 = s * h1
-                if H0 < -tau or H1 >= tau + margin:
-                    continue
-                if H0 <= tau:
-                    ts = 0.0
-                elif H1 < tau:
-                    ts = (H0 - tau) / (H0 - H1)
-                else:
-                    ts = 1.0
-                r = 1.0 - ts
-                u, v, w, ok = plane_barycentric(
-                    r * px0 + ts * px1, r * py0 + ts * py1, r * pz0 + ts * pz1,
-                    r * p0[ia, 0] + ts * p1[ia, 0], r * p0[ia, 1] + ts * p1[ia, 1], r * p0[ia, 2] + ts * p1[ia, 2],
-                    r * p0[ib, 0] + ts * p1[ib, 0], r * p0[ib, 1] + ts * p1[ib, 1], r * p0[ib, 2] + ts * p1[ib, 2],
-                    r * p0[ic, 0] + ts * p1[ic, 0], r * p0[ic, 1] + ts * p1[ic, 1], r * p0[ic, 2] + ts * p1[ic, 2])
-                if not ok or u < -BARY_TOLERANCE or v < -BARY_TOLERANCE or w < -BARY_TOLERANCE:
-                    continue
-                sc = H1 - tau
-                same = False   # the same plane seen through two triangles (a point over a shared edge): one row
-                for m in range(used):
-                    if (slot_n[row, m, 0] * s * nx + slot_n[row, m, 1] * s * ny + slot_n[row, m, 2] * s * nz > 0.9999
-                            and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
-                        same = True
-                if same:
-                    continue
-                k, used = take_slot(score, used, sc)
-                if k < 0:
-                    continue
-                slot_tri[row, k] = t
-                slot_b[row, k, 0], slot_b[row, k, 1], slot_b[row, k, 2] = u, v, w
-                slot_n[row, k, 0], slot_n[row, k, 1], slot_n[row, k, 2] = s * nx, s * ny, s * nz
-                slot_gap[row, k] = H0 - tau
-
-
-@njit(cache=True)
-def drift(x, ref):
-    """The largest distance (m) a node moved from ref to x (both (n,3)) other than by their mean translation: no
-    two points embedded in these nodes (with weights summing to 1, W their absolute sum at most) came closer or
-    went further apart than 2 W times it."""
-    n = x.shape[0]
-    mx = my = mz = 0.0
-    for j in range(n):
-        mx += x[j, 0] - ref[j, 0]
-        my += x[j, 1] - ref[j, 1]
-        mz += x[j, 2] - ref[j, 2]
-    mx, my, mz = mx / max(n, 1), my / max(n, 1), mz / max(n, 1)
-    worst = 0.0
-    for j in range(n):
-        dx, dy, dz = x[j, 0] - ref[j, 0] - mx, x[j, 1] - ref[j, 1] - my, x[j, 2] - ref[j, 2] - mz
-        worst = max(worst, dx * dx + dy * dy + dz * dz)
-    return np.sqrt(worst)
-
-
-@njit(cache=True, parallel=True)
-def near_points(p, tris, ptr, excl, reach, left, right, start, count, order, lo, hi, out):
-    """out[i] = whether point i of p lies within `reach` of one of the triangles (over the same points) it is not
-    excluded from (the BVH left .. hi bounds the triangles at p; a point whose query overflows counts as near)."""
-    npts = p.shape[0]
-    nchunks = (npts + CHUNK - 1) // CHUNK
-    for ch in prange(nchunks):
-        cand = np.empty(CANDIDATES, np.int64)
-        stack = np.empty(STACK_SIZE, np.int64)
-        for i in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
-            out[i] = False
-            px, py, pz = p[i, 0], p[i, 1], p[i, 2]
-            found = query_box(px - reach, py - reach, pz - reach, px + reach, py + reach, pz + reach, left, right,
-                              start, count, order, lo, hi, stack, cand)
-            if found > cand.shape[0]:
-                out[i] = True
-                continue
-            for j in range(found):
-                t = cand[j]
-                a, b, c = tris[t, 0], tris[t, 1], tris[t, 2]
-                if a == i or b == i or c == i or _excluded(ptr, excl, i, t):
-                    continue
-                u, v, w = closest_point_barycentric(px, py, pz, p[a, 0], p[a, 1], p[a, 2], p[b, 0], p[b, 1],
-                                                    p[b, 2], p[c, 0], p[c, 1], p[c, 2])
-                dx = px - (u * p[a, 0] + v * p[b, 0] + w * p[c, 0])
-                dy = py - (u * p[a, 1] + v * p[b, 1] + w * p[c, 1])
-                dz = pz - (u * p[a, 2] + v * p[b, 2] + w * p[c, 2])
-                if dx * dx + dy * dy + dz * dz < reach * reach:
-                    out[i] = True
-                    break
-
-
 class SelfSurface:
     """One self-colliding body's surface in the stage's layout: its points first..first+count (render points and
     samples) with their stencils, its triangles (the layout's triangles tri_slice; tris: over its own points), their
@@ -285,58 +137,84 @@ class SelfSurface:
         self.clusters = Clusters(self.bvh, surface.rest) if len(self.tris) else None
         self.node_range = (int(lay["offsets"][body]), int(lay["offsets"][body + 1]))
         self.spread = float(np.abs(self.weights).sum(axis=1).max(initial=1.0))
-        self.quiet = None   # (node positions, near points) since no self contact was found (see rows)
-        self.wait = 0       # steps before the next try to turn quiet (see _try_quiet)
+        self.reference = None   # the pair list of an earlier step (see rows and _take_reference)
+        self.margin = 0.0        # the margin of the last detection (see rows)
+        self.wait = 0            # steps before the next try to take a reference (see _take_reference)
 
-    def rows(self, lay, sides, x0, v, dt, tau, margin, max_per_point, mu):
-        """The self-contact rows of the motion x0 + dt v (all nodes) within margin, as one row tuple (see
-        core.contact.row_sets.gather_rows) or None.
+    def rows(self, lay, sides, x0, v, dt, tau, margin, least_margin, max_per_point, mu):
+        """The self-contact rows of the motion x0 + dt v (all nodes) within this body's own margin, as one row tuple
+        (see core.contact.row_sets.gather_rows) or None.
 
-        A quiet body pays a refit and one BVH pass: once a step found no self contact, the points then farther than
-        tau + QUIET_SLACK from every triangle they are not excluded from are left out until the body's nodes have
-        moved (other than by a common translation, drift) so far that two of its points may have closed that slack
-        less the margin; its other points (near) are tested every step. Otherwise only the points and triangles of
-        the clusters that may touch (Clusters.near_leaves) are tested one by one."""
+        Only the body's motion relative to its nodes' mean motion matters to contact with itself, so the detection
+        runs in that moving frame (the rows are the same: heights and barycentrics do not change under a common
+        translation). Its margin is least_margin plus the step's largest relative travel, that at most QUIET_SLACK
+        tau (a wider search costs more than the solve it may save: on a fine surface the candidates grow as the
+        square of the margin), and the whole at most `margin` (the world's); it is kept in self.margin for the check
+        of the solved motion (strayed).
+
+        A body with a reference pays a drift pass and a test of the pairs that may touch. The reference holds, from an
+        earlier step's start, each point's pairs: the triangles it is not excluded from within tau + QUIET_SLACK tau
+        of it, with their distances. Since then no point came closer to a triangle by more than 2 W drift (W: the
+        largest absolute weight sum of a point's stencil; drift: the nodes' largest motion other than a common
+        translation), so only the pairs whose distance was at most pad + 2 W drift (pad: tau + margin, and the open
+        depth) can meet within the step. When their points are more than QUIET_SHARE of the body's, the reference is
+        dropped, and only the points and triangles of the clusters that may touch (Clusters.near_leaves) are tested,
+        against the triangles a BVH query finds."""
         if self.bvh is None:
             return None
         n0, n1 = self.node_range
+        own = v[n0:n1] - v[n0:n1].mean(axis=0)
+        travel = dt * float(np.sqrt(np.max(np.einsum("nd,nd->n", own, own), initial=0.0)))
+        margin = min(margin, least_margin + min(travel, QUIET_SLACK * tau))
+        self.margin = margin
+        v = v.copy()
+        v[n0:n1] = own
         ends = x0[n0:n1], x0[n0:n1] + dt * v[n0:n1]
-        slack = QUIET_SLACK * tau
         pad = tau + margin + (0.0 if self.closed else OPEN_DEPTH)
-        if self.quiet is not None:
-            reference, near = self.quiet
-            moved = max(drift(ends[0], reference), drift(ends[1], reference))
-            if 2.0 * self.spread * moved + pad - tau <= slack:
-                if not len(near):
+        if self.reference is not None:
+            reach = self._within_reach(ends, pad)
+            if reach is not None:
+                ids, bound = reach
+                if not len(ids):
                     return None
-                p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
-                p1 = point_positions(x0, self.nodes, self.weights, dt, v)
-                self.bvh.refit(p0, p1, np.full(len(self.tris), pad))
-                return self._detect(lay, sides, near, p0, p1, tau, margin, max_per_point, mu)
-            self.quiet = None
+                slots = self._slots(len(ids), max_per_point)
+                _, ptr, tri, dist = self.reference
+                at = slice(self.first, self.first + self.count)
+                detect_pairs(ids, ptr, tri, dist, bound, x0, v, dt, self.nodes, self.weights, self.tris, self.closed,
+                             tau, margin, sides.hint[at], sides.source[at], self.source, *slots)
+                return self._rows(lay, ids, slots, mu)
         p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
         p1 = point_positions(x0, self.nodes, self.weights, dt, v)
         leaves = self.clusters.near_leaves(self.bvh, p0, p1, pad)
         found = None
         if len(leaves):
             self.bvh.fit_leaves(leaves, p0, p1, np.full(len(self.tris), pad))   # those clusters' triangles alone
-            found = self._detect(lay, sides, self.bvh.leaf_vertices(leaves), p0, p1, tau, margin, max_per_point, mu)
-        if found is None:
-            self._try_quiet(ends, p0, tau + slack, slack, pad - tau)
+            ids = self.bvh.leaf_vertices(leaves)
+            slots = self._slots(len(ids), max_per_point)
+            b = self.bvh
+            at = slice(self.first, self.first + self.count)
+            detect_self(ids, p0, p1, self.tris, self.ptr, self.excl, self.closed, tau, margin, sides.hint[at],
+                        sides.source[at], self.source, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi, *slots)
+            found = self._rows(lay, ids, slots, mu)
+        self._take_reference(ends, p0, tau, pad)
         return found
 
-    def _detect(self, lay, sides, ids, p0, p1, tau, margin, max_per_point, mu):
-        """The rows of the points ids (local) against the triangles the BVH, as fitted, finds (see rows)."""
-        b = self.bvh
-        K = max_per_point
-        slot_tri = np.empty((len(ids), K), np.int64)
-        slot_b = np.empty((len(ids), K, 3))
-        slot_n = np.empty((len(ids), K, 3))
-        slot_gap = np.empty((len(ids), K))
-        at = slice(self.first, self.first + self.count)
-        detect_self(ids, p0, p1, self.tris, self.ptr, self.excl, self.closed, tau, margin, sides.hint[at],
-                    sides.source[at], self.source, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi,
-                    slot_tri, slot_b, slot_n, slot_gap)
+    def strayed(self, v, guess, dt):
+        """Whether the solved velocities v may have brought two of the body's points closer than the detection along
+        `guess` saw them by its margin: twice the nodes' largest end-of-step stray other than a common one."""
+        n0, n1 = self.node_range
+        d = v[n0:n1] - guess[n0:n1]
+        d -= d.mean(axis=0)
+        return 2.0 * dt * float(np.sqrt(np.max(np.einsum("nd,nd->n", d, d), initial=0.0))) >= self.margin
+
+    @staticmethod
+    def _slots(n, K):
+        """Empty contact slots for n points, K each: triangle, barycentrics, normal, gap."""
+        return np.empty((n, K), np.int64), np.empty((n, K, 3)), np.empty((n, K, 3)), np.empty((n, K))
+
+    def _rows(self, lay, ids, slots, mu):
+        """The row tuple of the filled slots of the points ids (local), or None when none is filled."""
+        slot_tri, slot_b, slot_n, slot_gap = slots
         if not (slot_tri >= 0).any():
             return None
         point, tri, normal, gap, node, coef, move = vertex_rows(ids + self.first, slot_tri, slot_b, slot_n, slot_gap,
@@ -347,28 +225,52 @@ class SelfSurface:
         return (Candidates(point, tri, normal, gap), node, coef, move, np.full(n, mu), np.full(n, -1, np.int64),
                 np.full(n, self.body, np.int64))
 
-    def _try_quiet(self, ends, p0, reach, slack, beyond):
-        """After a step that found no self contact: the body turns quiet from its start positions ends[0], its near
-        points those of p0 within reach of a triangle they are not excluded from. Tried only when the step's own
-        motion, other than a translation, and what the detection reaches beyond the thickness (`beyond`: margin, open
-        depth) take at most three quarters of the slack (a body turning or deforming fast would leave quiet within a
-        step or two: not worth the pass over every point), and not within QUIET_RETRY steps of a try that found more
-        than QUIET_SHARE of the points near."""
+    def _within_reach(self, ends, pad):
+        """(The points (local) with a pair within the bound, the bound) for the step between the node positions ends,
+        by the reference (see rows); None, and the reference dropped, when they are more than QUIET_SHARE of them."""
+        reference, order, clearance = self.reference[0]
+        moved = max(drift(ends[0], reference), drift(ends[1], reference))
+        bound = pad + 2.0 * self.spread * moved
+        k = int(np.searchsorted(clearance, bound, side="right"))
+        if k > QUIET_SHARE * self.count:
+            self.reference = None
+            return None
+        return order[:k], bound
+
+    def _take_reference(self, ends, p0, tau, pad):
+        """Take the reference from the step's start (node positions ends[0], points p0): its pair lists (CSR), and the
+        points ordered by their nearest pair's distance (clearance). Only when the step's own motion, other than a
+        translation, and what the detection reaches beyond the thickness take at most three quarters of the slack
+        (tau QUIET_SLACK; a body turning or deforming fast would drop it within a step or two: not worth the pass over
+        every point), and not within QUIET_RETRY steps of a try that found more than QUIET_SHARE of the points
+        within pad (a body pressed on itself all over: the clusters do better)."""
         if self.wait > 0:
             self.wait -= 1
             return
-        if 2.0 * self.spread * drift(ends[1], ends[0]) + beyond > 0.75 * slack:
+        slack = QUIET_SLACK * tau
+        if 2.0 * self.spread * drift(ends[1], ends[0]) + pad - tau > 0.75 * slack:
             return
-        b = self.bvh
-        b.refit(p0, p0, np.zeros(len(self.tris)))
-        near = np.empty(self.count, np.bool_)
-        near_points(p0, self.tris, self.ptr, self.excl, reach, b.left, b.right, b.start, b.count, b.order, b.lo,
-                    b.hi, near)
-        near = np.flatnonzero(near)
-        if len(near) > QUIET_SHARE * self.count:   # a fine mesh's many close neighbours: the clusters do better
+        reference = self.pair_list(ends[0], p0, tau + slack)
+        if np.searchsorted(reference[0][2], pad, side="right") > QUIET_SHARE * self.count:
             self.wait = QUIET_RETRY
             return
-        self.quiet = (np.ascontiguousarray(ends[0]).copy(), near)
+        self.reference = reference
+
+    def pair_list(self, x, p, reach):
+        """A reference taken at the node positions x (render points p): ((x, the points ordered by clearance, their
+        clearances), then the pairs as CSR: ptr, triangles, distances) for the pairs within `reach` (see rows)."""
+        b = self.bvh
+        b.refit(p, p, np.zeros(len(self.tris)))
+        bvh = (b.left, b.right, b.start, b.count, b.order, b.lo, b.hi)
+        n = np.zeros(self.count, np.int64)
+        clearance = np.empty(self.count)
+        none_i, none_f = np.zeros(0, np.int64), np.zeros(0)
+        reference_pairs(p, self.tris, self.ptr, self.excl, reach, *bvh, False, n, none_i, none_i, none_f, clearance)
+        ptr = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
+        tri, dist = np.empty(ptr[-1], np.int64), np.empty(ptr[-1])
+        reference_pairs(p, self.tris, self.ptr, self.excl, reach, *bvh, True, n, ptr, tri, dist, clearance)
+        order = np.argsort(clearance, kind="stable")
+        return (np.ascontiguousarray(x).copy(), order, clearance[order]), ptr, tri, dist
 
 
 def self_surfaces(lay, surfaces):

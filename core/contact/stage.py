@@ -203,7 +203,8 @@ class ContactStage:
                                    margin, self.settings.search_depth, self.settings.max_contacts_per_point)
         for own in self._layout["self"]:   # self contacts: rows against the point's own body
             found = own.rows(self._layout, self._sides, x0, v, dt, self.settings.body_thickness, margin,
-                             self.settings.max_contacts_per_point, self.surfaces[own.body].friction)
+                             self.settings.margin, self.settings.max_contacts_per_point,
+                             self.surfaces[own.body].friction)
             if found is not None:
                 rows.append(found)
         # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
@@ -244,11 +245,10 @@ class ContactStage:
         self._sides.after_solve(np.unique(problem.point), problem.point, problem.rows.frame[:, 0].copy(),
                                 row_sources(problem.collider, problem.other), problem.gap, two_sided)
 
-    def self_bodies(self, problem):
-        """The bodies that have self contacts among the rows of `problem` (a ContactProblem or None)."""
-        if problem is None or not any(s.self_collision for s in self.surfaces):
-            return ()
-        return np.unique(problem.other[problem.other == self._layout["group"][problem.point]])
+    def self_strayed(self, v, guess, dt):
+        """Whether the solved velocities v may have closed, on a self-colliding body, a gap the last detection (along
+        the velocities `guess`) saw as beyond its margin (SelfSurface.strayed)."""
+        return self._layout is not None and any(own.strayed(v, guess, dt) for own in self._layout.get("self", ()))
 
     def _start(self, x0, v, node_counts, frac0):
         """Before a step's first detection: the layout for these bodies, the sides of an initial overlap; x0 and v as

@@ -8,6 +8,8 @@ from scipy.spatial import cKDTree
 import core
 from contact_scenes import box_surface, plane
 from core.contact.row_kernels import fold_diagonal
+from core.contact.surface import point_positions
+import core.contact.self_contact as self_contact
 from core.contact.self_contact import exclusion_radius, self_exclusions
 from open_shapes import open_box
 from self_scenes import bar, cage_body, passed_inside, rod, tube, u_shape, voxel_surface
@@ -15,28 +17,38 @@ from self_scenes import bar, cage_body, passed_inside, rod, tube, u_shape, voxel
 DT = 1 / 120
 
 
-def _squeezed_u(self_collision):
-    """The U (arms 7.5 cm thick, 10 cm apart, 30 cm long) on a floor, a plate over its free end pressed down over
-    0.6 s to 10 cm (the upper arm would end 2.5 cm into the lower one), held, then lifted. Returns per step the
-    render vertices that passed into the body, the self contacts, and the least height of the upper arm's inner face
-    over the lower arm's (between vertices one above the other at rest; negative: passed through)."""
+def _u_world(self_collision):
+    """The U (arms 7.5 cm thick, 10 cm apart, 30 cm long) on a floor under a plate: (world, its surface, a function
+    that moves the plate for step k: pressed down over 0.6 s to 10 cm (the upper arm would end 2.5 cm into the lower
+    one), held, then lifted)."""
     v, f = u_shape(length=12, thick=3, gap=4)
     tm = cage_body(v, f, 8)
     world = core.World()
     world.add_body(tm, core.Material(youngs_modulus=1e6, poisson_ratio=0.3, density=500, friction=0.5),
-                          self_collision=self_collision)
+                   self_collision=self_collision)
     world.add_collider(*plane(2.0, 0.0))
     lo, hi = np.array([0.15, -0.1, 0.0]), np.array([0.4, 0.2, 0.05])
     plate = world.add_collider(*box_surface(lo + [0, 0, 0.25], hi + [0, 0, 0.25]))
+
+    def press(k):
+        t = (k + 1) * DT
+        z = 0.25 - min(t / 0.6, 1.0) * 0.15 if t < 0.8 else 0.10 + min((t - 0.8) / 0.2, 1.0) * 0.2
+        world.move_collider(plate, box_surface(lo + [0, 0, z], hi + [0, 0, z])[0])
+    return world, tm, v, f, press
+
+
+def _squeezed_u(self_collision):
+    """The U squeezed shut and let go (_u_world). Returns per step the render vertices that passed into the body, the
+    self contacts, and the least height of the upper arm's inner face over the lower arm's (between vertices one
+    above the other at rest; negative: passed through)."""
+    world, tm, v, f, press = _u_world(self_collision)
     lower = {tuple(np.round(q[:2], 6)): i for i, q in enumerate(v) if np.isclose(q[2], 0.075)}
     pairs = np.array([(i, lower[tuple(np.round(q[:2], 6))]) for i, q in enumerate(v)
                       if np.isclose(q[2], 0.175) and tuple(np.round(q[:2], 6)) in lower])
     tau = world.contact_settings.body_thickness
     inside, self_contacts, gap = [], [], []
     for k in range(120):
-        t = (k + 1) * DT
-        z = 0.25 - min(t / 0.6, 1.0) * 0.15 if t < 0.8 else 0.10 + min((t - 0.8) / 0.2, 1.0) * 0.2
-        world.move_collider(plate, box_surface(lo + [0, 0, z], hi + [0, 0, z])[0])
+        press(k)
         world.step(DT)
         p = tm.embedding.positions(world.state.x)
         inside.append(int(passed_inside(p, f, tau).sum()))
@@ -54,6 +66,41 @@ def test_a_u_squeezed_shut_presses_its_arms_together_without_passing_through_and
     assert gap[squeezed].min() > -1e-3                  # pressed together, not through (10 cm apart at rest)
     assert gap[squeezed].max() < 5e-3
     assert self_contacts[-1] == 0 and gap[-1] > 0.05    # lifted: apart again
+
+
+def test_self_rows_are_the_same_in_a_moving_frame_and_by_either_choice_of_pairs(monkeypatch):
+    """The U pressed shut: its self rows of one step are the same (points, triangles, gaps) whether the body moves
+    with a common velocity besides, and whether its pairs come from the clusters' BVH queries or from a reference pair
+    list taken at the step's start (the drift bound, core.contact.self_contact)."""
+    monkeypatch.setattr(self_contact, "QUIET_SHARE", 1.0)   # (the reference serves however many points are near)
+    calls = []
+    real = self_contact.SelfSurface.rows
+    monkeypatch.setattr(self_contact.SelfSurface, "rows",
+                        lambda own, lay, sides, x0, v, *a: calls.append((own, lay, sides, x0.copy(), v.copy(), a))
+                        or real(own, lay, sides, x0, v, *a))
+    world, _, _, _, press = _u_world(True)
+    for k in range(66):
+        press(k)
+        world.step(DT)
+    own, lay, sides, x0, v, (dt, tau, margin, least, K, mu) = calls[-1]
+    n0, n1 = own.node_range
+
+    def rows(velocity, reference):
+        own.reference, own.wait = reference, 10 ** 9
+        found = real(own, lay, sides, x0, velocity, dt, tau, margin, least, K, mu)
+        c = found[0]
+        return sorted(zip(c.point.tolist(), c.tri.tolist(), np.round(c.gap, 12).tolist()))
+
+    by_clusters = rows(v, None)
+    shifted = v.copy()
+    shifted[n0:n1] += [3.0, -2.0, 1.0]
+    p0 = point_positions(x0, own.nodes, own.weights, 0.0, v - v[n0:n1].mean(axis=0))
+    listed = own.pair_list(x0[n0:n1], p0, tau + self_contact.QUIET_SLACK * tau)
+    by_list = rows(v, listed)
+    assert own.reference is listed                           # the pair list served (not dropped)
+    assert len(by_clusters) > 10
+    assert rows(shifted, None) == by_clusters
+    assert by_list == by_clusters
 
 
 def test_without_self_collision_the_squeezed_u_passes_through_itself():
@@ -133,23 +180,30 @@ def test_without_self_collision_the_cylinder_on_the_rod_passes_through_itself():
     assert inside.max() > 20                            # 197 measured, from step 281 when the halves meet
 
 
-def _resting_cube(self_collision):
+def _resting_cube(self_collision, monkeypatch):
+    """A 10 cm cube resting on a plane after 60 steps: its render points, its contacts, and how many points the
+    self detection tested in its last 20 steps."""
     v, f = voxel_surface(np.ones((3, 3, 3), bool), 0.1 / 3, origin=(-0.05, -0.05, 0.002))
     tm = cage_body(v, f, 4)
     world = core.World()
     world.add_body(tm, core.Material(youngs_modulus=5e4, poisson_ratio=0.3, density=1000),
                    self_collision=self_collision)
     world.add_collider(*plane(1.0, 0.0))
-    for _ in range(60):
+    for _ in range(40):
         world.step(DT)
-    own = world._contact._layout["self"]
-    return tm.embedding.positions(world.state.x), world.contacts, own[0].quiet if own else None
+    tested = []
+    rows = self_contact.SelfSurface._rows   # (called with the points each detection tested)
+    monkeypatch.setattr(self_contact.SelfSurface, "_rows",
+                        lambda own, lay, ids, *a: tested.append(len(ids)) or rows(own, lay, ids, *a))
+    for _ in range(20):
+        world.step(DT)
+    return tm.embedding.positions(world.state.x), world.contacts, sum(tested)
 
 
-def test_a_resting_body_with_self_collision_rests_as_without_it():
-    on, contacts, quiet = _resting_cube(True)
-    off, _, _ = _resting_cube(False)
-    assert quiet is not None and len(quiet[1]) == 0       # quiet: its steps skip the self detection
+def test_a_resting_body_with_self_collision_rests_as_without_it(monkeypatch):
+    on, contacts, tested = _resting_cube(True, monkeypatch)
+    off, _, _ = _resting_cube(False, monkeypatch)
+    assert tested == 0                                    # its steps skip the self detection: nothing within reach
     assert not np.any(contacts.other_body >= 0)           # no self contact on a body far from folding
     assert abs(on[:, 2].max() - off[:, 2].max()) < 1e-4   # the same rest height
     assert np.abs(on - off).max() < 1e-3
