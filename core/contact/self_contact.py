@@ -134,6 +134,9 @@ class SelfSurface:
         self.closed = bool(surface.closed)
         self.source = int(body_source(body))
         self.bvh = BVH(surface.rest, self.tris) if len(self.tris) else None
+        order = np.argsort(self.tris.ravel(), kind="stable")   # each point's own triangles, CSR
+        self.ring = (np.searchsorted(self.tris.ravel()[order], np.arange(self.count + 1)).astype(np.int64),
+                     np.ascontiguousarray(order // 3))
         self.clusters = Clusters(self.bvh, surface.rest) if len(self.tris) else None
         self.node_range = (int(lay["offsets"][body]), int(lay["offsets"][body + 1]))
         self.spread = float(np.abs(self.weights).sum(axis=1).max(initial=1.0))
@@ -181,7 +184,7 @@ class SelfSurface:
                 _, ptr, tri, dist = self.reference
                 at = slice(self.first, self.first + self.count)
                 detect_pairs(ids, ptr, tri, dist, bound, x0, v, dt, self.nodes, self.weights, self.tris, self.closed,
-                             tau, margin, sides.hint[at], sides.source[at], self.source, *slots)
+                             tau, margin, sides.hint[at], sides.source[at], self.source, *self.ring, *slots)
                 return self._rows(lay, ids, slots, mu)
         p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
         p1 = point_positions(x0, self.nodes, self.weights, dt, v)
@@ -191,10 +194,11 @@ class SelfSurface:
             self.bvh.fit_leaves(leaves, p0, p1, np.full(len(self.tris), pad))   # those clusters' triangles alone
             ids = self.bvh.leaf_vertices(leaves)
             slots = self._slots(len(ids), max_per_point)
-            b = self.bvh
+            b, c = self.bvh, self.clusters
             at = slice(self.first, self.first + self.count)
             detect_self(ids, p0, p1, self.tris, self.ptr, self.excl, self.closed, tau, margin, sides.hint[at],
-                        sides.source[at], self.source, b.left, b.right, b.start, b.count, b.order, b.lo, b.hi, *slots)
+                        sides.source[at], self.source, *self.ring, c.tri_axis, c.tri_angle, b.left, b.right, b.start,
+                        b.count, b.order, b.lo, b.hi, *slots)
             found = self._rows(lay, ids, slots, mu)
         self._take_reference(ends, p0, tau, pad)
         return found

@@ -9,7 +9,10 @@ normals (at the start and at the end of the step) all lie in one cone of half-an
 margin for the normals' turn within the step) hold no first contact between them, nor does one such cluster within
 itself, and clusters whose swept boxes (grown by the contact thickness and margin) do not meet hold none either.
 The clusters are the subtrees of the body's triangle BVH (core.contact.bvh, built on the rest shape) with at most
-CLUSTER triangles.
+CLUSTER triangles. The same rule holds between a point's own triangles and one candidate triangle, which the narrow
+phase applies to each pair (core.contact.self_detect.detect_self): on a fine surface most of a point's candidates lie
+beside it on the same smooth sheet. On an open surface the rule takes the triangles' winding as their outside: a
+sheet rolled so that its layers meet back to front (the point's normals and the triangle's alike) is not held.
 """
 import math
 
@@ -17,7 +20,9 @@ import numpy as np
 
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, BoxTree
+from .detect import triangle_normal
 
+TRIANGLE = np.array([[1, 2, 3]], np.int64)   # a triangle's vertices in the rows of a (4,3) point buffer
 CLUSTER = 32                         # triangles per cluster at most
 CONE_LIMIT = math.radians(40.0)      # half-angle of a normal cone below which a cluster (pair) is culled
 
@@ -40,11 +45,14 @@ class Clusters:
         self.axis, self.angle = np.empty((c, 3)), np.empty(c)
         self.n0 = np.empty((len(bvh.triangles), 3))
         self.n1 = np.empty((len(bvh.triangles), 3))
+        self.tri_axis = np.empty((len(bvh.triangles), 3))   # each triangle's cone over the step (see near_leaves)
+        self.tri_angle = np.empty(len(bvh.triangles))
 
     def near_leaves(self, bvh, p0, p1, pad):
         """The BVH leaves of the clusters that may hold a self contact over the motion p0 -> p1 (points' start and
-        end positions; boxes grown by pad), by the rule of the module docstring."""
-        triangle_normals2(p0, p1, bvh.triangles, self.n0, self.n1)
+        end positions; boxes grown by pad), by the rule of the module docstring; the triangles' cones (tri_axis,
+        tri_angle) of the step."""
+        triangle_cones(p0, p1, bvh.triangles, self.n0, self.n1, self.tri_axis, self.tri_angle)
         cluster_bounds(p0, p1, bvh.triangles, self.n0, self.n1, bvh.order, self.start, self.count, pad, self.lo,
                        self.hi, self.axis, self.angle)
         t = self.tree
@@ -93,12 +101,58 @@ def _clusters(left, right, start, count, size):
     return cs[:n].copy(), cc[:n].copy(), ptr[:n + 1].copy(), leaves[:nl].copy()
 
 
+@njit(cache=True, inline="always")
+def triangle_cone(q0, q1):
+    """The cone (axis, half-angle in radians) holding the unit normals of the triangle q0[1..3] at the start and
+    q1[1..3] at the end of a step; half-angle π for a degenerate triangle or one turned half round."""
+    ax, ay, az, ok0 = triangle_normal(q0, TRIANGLE, 0)
+    bx, by, bz, ok1 = triangle_normal(q1, TRIANGLE, 0)
+    sx, sy, sz = ax + bx, ay + by, az + bz
+    ls = math.sqrt(sx * sx + sy * sy + sz * sz)
+    if not (ok0 and ok1 and ls > 1e-9):
+        return 0.0, 0.0, 0.0, math.pi
+    return sx / ls, sy / ls, sz / ls, 0.5 * math.acos(max(-1.0, min(1.0, ax * bx + ay * by + az * bz)))
+
+
 @njit(cache=True, parallel=True)
-def triangle_normals2(p0, p1, tris, n0, n1):
-    """n0, n1 (T,3): the triangles' unit normals at positions p0 and p1 (NaN for a degenerate one)."""
-    for t in prange(tris.shape[0]):
-        _unit_normal(p0, tris, t, n0)
-        _unit_normal(p1, tris, t, n1)
+def triangle_cones(p0, p1, tris, n0, n1, axis, angle):
+    """n0, n1 (T,3): the triangles' unit normals at positions p0 and p1 (NaN for a degenerate one); axis, angle:
+    their cones (triangle_cone)."""
+    nchunks = (tris.shape[0] + 255) // 256
+    for ch in prange(nchunks):
+        q0, q1 = np.empty((4, 3)), np.empty((4, 3))
+        for t in range(ch * 256, min(tris.shape[0], (ch + 1) * 256)):
+            _unit_normal(p0, tris, t, n0)
+            _unit_normal(p1, tris, t, n1)
+            for j in range(3):
+                for d in range(3):
+                    q0[j + 1, d], q1[j + 1, d] = p0[tris[t, j], d], p1[tris[t, j], d]
+            axis[t, 0], axis[t, 1], axis[t, 2], angle[t] = triangle_cone(q0, q1)
+
+
+@njit(cache=True, inline="always")
+def union_of(cones, n):
+    """The cone (axis, half-angle) holding the first n cones of `cones` (rows: axis, half-angle); half-angle π when
+    there are none or their axes cancel."""
+    sx = sy = sz = 0.0
+    for k in range(n):
+        sx, sy, sz = sx + cones[k, 0], sy + cones[k, 1], sz + cones[k, 2]
+    ls = math.sqrt(sx * sx + sy * sy + sz * sz)
+    if not ls > 1e-9:
+        return 0.0, 0.0, 0.0, math.pi
+    sx, sy, sz = sx / ls, sy / ls, sz / ls
+    alpha = 0.0
+    for k in range(n):
+        c = sx * cones[k, 0] + sy * cones[k, 1] + sz * cones[k, 2]
+        alpha = max(alpha, math.acos(max(-1.0, min(1.0, c))) + cones[k, 3])
+    return sx, sy, sz, min(alpha, math.pi)
+
+
+@njit(cache=True, inline="always")
+def union_angle(ax, ay, az, alpha, bx, by, bz, beta):
+    """The half-angle of a cone holding the cones (axis a, half-angle alpha) and (b, beta) (radians)."""
+    between = math.acos(max(-1.0, min(1.0, ax * bx + ay * by + az * bz)))
+    return max(alpha, beta, 0.5 * (between + alpha + beta))
 
 
 @njit(cache=True, inline="always")
@@ -181,9 +235,8 @@ def flag_clusters(left, right, start, count, order, lo, hi, clo, chi, axis, angl
                 if (clo[d, 0] > chi[c, 0] or chi[d, 0] < clo[c, 0] or clo[d, 1] > chi[c, 1]
                         or chi[d, 1] < clo[c, 1] or clo[d, 2] > chi[c, 2] or chi[d, 2] < clo[c, 2]):
                     continue
-                cosv = axis[c, 0] * axis[d, 0] + axis[c, 1] * axis[d, 1] + axis[c, 2] * axis[d, 2]
-                between = math.acos(max(-1.0, min(1.0, cosv)))
-                if max(angle[c], angle[d], 0.5 * (between + angle[c] + angle[d])) >= limit:
+                if union_angle(axis[c, 0], axis[c, 1], axis[c, 2], angle[c], axis[d, 0], axis[d, 1], axis[d, 2],
+                               angle[d]) >= limit:
                     active[c] = True
                     active[d] = True
 

@@ -8,12 +8,10 @@ import numpy as np
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
 from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, take_slot, triangle_normal
+from .self_cull import CONE_LIMIT, TRIANGLE, triangle_cone, union_angle, union_of
 from .sides import OPEN_DEPTH
 from .surface import embed_swept
 from .triangle import closest_point_barycentric, plane_barycentric
-
-_TRIANGLE = np.array([[1, 2, 3]], np.int64)   # the triangle's vertices in _meet's q arrays
-
 
 @njit(cache=True, inline="always")
 def excluded(ptr, excl, p, t):
@@ -33,7 +31,7 @@ def _meet(q0, q1, closed, tau, margin, hinted, hx, hy, hz):
     """Whether the point q[0] meets the triangle q[1..3] (q0: start, q1: end of the step, (4,3)) within margin:
     (met, u, v, w, nx, ny, nz, H0, score); n: the normal on the side the point is held on, H0: its start height,
     score: its end height less tau (lower: more urgent)."""
-    nx, ny, nz, ok = triangle_normal(q0, _TRIANGLE, 0)
+    nx, ny, nz, ok = triangle_normal(q0, TRIANGLE, 0)
     if not ok:
         return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     h0 = nx * (q0[0, 0] - q0[1, 0]) + ny * (q0[0, 1] - q0[1, 1]) + nz * (q0[0, 2] - q0[1, 2])
@@ -95,25 +93,65 @@ def _load(p0, p1, i, tris, t, q0, q1):
             q0[j + 1, d], q1[j + 1, d] = p0[tris[t, j], d], p1[tris[t, j], d]
 
 
+@njit(cache=True, inline="always")
+def _ring_cone(i, ring_ptr, ring_tri, tri_axis, tri_angle, cones):
+    """The cone (axis, half-angle) holding the cones (tri_axis, tri_angle) of point i's own triangles (ring_ptr,
+    ring_tri: CSR); cones: scratch rows."""
+    n = 0
+    for e in range(ring_ptr[i], ring_ptr[i + 1]):
+        r = ring_tri[e]
+        cones[n, 0], cones[n, 1], cones[n, 2] = tri_axis[r, 0], tri_axis[r, 1], tri_axis[r, 2]
+        cones[n, 3] = tri_angle[r]
+        n += 1
+    return union_of(cones, n)
+
+
+@njit(cache=True, inline="always")
+def _embedded_ring_cone(i, ring_ptr, ring_tri, x0, v, dt, nodes, weights, tris, q0, q1, cones):
+    """As _ring_cone, with the triangles' cones from their vertices embedded here (into q0, q1 rows 1..3)."""
+    n = 0
+    for e in range(ring_ptr[i], ring_ptr[i + 1]):
+        r = ring_tri[e]
+        for j in range(3):
+            embed_swept(x0, nodes, weights, dt, v, tris[r, j], q0, q1, j + 1)
+        cones[n, 0], cones[n, 1], cones[n, 2], cones[n, 3] = triangle_cone(q0, q1)
+        n += 1
+    return union_of(cones, n)
+
+
+@njit(cache=True)
+def _largest_ring(ring_ptr):
+    n = 0
+    for i in range(ring_ptr.shape[0] - 1):
+        n = max(n, ring_ptr[i + 1] - ring_ptr[i])
+    return n
+
+
 @njit(cache=True, parallel=True)
-def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_source, source, left, right, start,
-                count, order, lo, hi, slot_tri, slot_b, slot_n, slot_gap):
+def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_source, source, ring_ptr, ring_tri,
+                tri_axis, tri_angle, left, right, start, count, order, lo, hi, slot_tri, slot_b, slot_n, slot_gap):
     """Up to K self contacts per point ids[r] of one body (slot_* (len(ids),K,...), slot_tri −1 when empty): point i
     (start p0[i], end p1[i]) against the triangles tris over the same points that the BVH (left .. hi) finds, but
-    its excluded ones (ptr, excl); tau: the contact thickness; hint, hint_source: the points' side hints (source:
-    the body's surface id). slot_gap: the start height less tau."""
+    its excluded ones (ptr, excl) and those whose cone with the point's own triangles' (ring_ptr,
+    ring_tri: CSR; tri_axis, tri_angle: the triangles' cones over the step) is narrower than CONE_LIMIT (the rule of
+    core.contact.self_cull); tau: the contact thickness; hint, hint_source: the points' side hints (source: the
+    body's surface id). slot_gap: the start height less tau."""
     npts = ids.shape[0]
     K = slot_tri.shape[1]
+    ring = _largest_ring(ring_ptr)
     nchunks = (npts + CHUNK - 1) // CHUNK
     for ch in prange(nchunks):
         cand = np.empty(CANDIDATES, np.int64)
         stack = np.empty(STACK_SIZE, np.int64)
         score = np.empty(K)
         q0, q1 = np.empty((4, 3)), np.empty((4, 3))
+        cones = np.empty((ring, 4))
         for row in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
             for k in range(K):
                 slot_tri[row, k] = -1
             i = ids[row]
+            ax, ay, az, alpha = _ring_cone(i, ring_ptr, ring_tri, tri_axis, tri_angle, cones)
+            cull = alpha < CONE_LIMIT
             nfound = query_box(min(p0[i, 0], p1[i, 0]), min(p0[i, 1], p1[i, 1]), min(p0[i, 2], p1[i, 2]),
                                max(p0[i, 0], p1[i, 0]), max(p0[i, 1], p1[i, 1]), max(p0[i, 2], p1[i, 2]),
                                left, right, start, count, order, lo, hi, stack, cand)
@@ -121,6 +159,9 @@ def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_so
             used = 0
             for j in range(min(nfound, CANDIDATES)):
                 t = cand[j]
+                if cull and union_angle(ax, ay, az, alpha, tri_axis[t, 0], tri_axis[t, 1], tri_axis[t, 2],
+                                        tri_angle[t]) < CONE_LIMIT:
+                    continue
                 if tris[t, 0] == i or tris[t, 1] == i or tris[t, 2] == i or excluded(ptr, excl, i, t):
                     continue
                 _load(p0, p1, i, tris, t, q0, q1)
@@ -133,20 +174,25 @@ def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_so
 
 @njit(cache=True, parallel=True)
 def detect_pairs(ids, pair_ptr, pair_tri, pair_dist, bound, x0, v, dt, nodes, weights, tris, closed, tau, margin,
-                 hint, hint_source, source, slot_tri, slot_b, slot_n, slot_gap):
-    """As detect_self, but each point ids[r] is tested only against the triangles of its reference pairs
-    (pair_tri[pair_ptr[i]:pair_ptr[i + 1]], see reference_pairs) whose reference distance is at most `bound`; the
-    points are embedded here from the nodes' motion x0 + dt v (nodes, weights: the body's stencils)."""
+                 hint, hint_source, source, ring_ptr, ring_tri, slot_tri, slot_b, slot_n, slot_gap):
+    """As detect_self (its cone rule included), but each point ids[r] is tested only against the triangles of its
+    reference pairs (pair_tri[pair_ptr[i]:pair_ptr[i + 1]], see reference_pairs) whose reference distance is at most
+    `bound`; the points are embedded here from the nodes' motion x0 + dt v (nodes, weights: the body's stencils)."""
     npts = ids.shape[0]
     K = slot_tri.shape[1]
+    ring = _largest_ring(ring_ptr)
     nchunks = (npts + CHUNK - 1) // CHUNK
     for ch in prange(nchunks):
         score = np.empty(K)
         q0, q1 = np.empty((4, 3)), np.empty((4, 3))
+        cones = np.empty((ring, 4))
         for row in range(ch * CHUNK, min(npts, (ch + 1) * CHUNK)):
             for k in range(K):
                 slot_tri[row, k] = -1
             i = ids[row]
+            ax, ay, az, alpha = _embedded_ring_cone(i, ring_ptr, ring_tri, x0, v, dt, nodes, weights, tris, q0, q1,
+                                                    cones)
+            cull = alpha < CONE_LIMIT
             embed_swept(x0, nodes, weights, dt, v, i, q0, q1, 0)
             hinted = hint_source[i] == source
             used = 0
@@ -156,6 +202,10 @@ def detect_pairs(ids, pair_ptr, pair_tri, pair_dist, bound, x0, v, dt, nodes, we
                 t = pair_tri[e]
                 for j in range(3):
                     embed_swept(x0, nodes, weights, dt, v, tris[t, j], q0, q1, j + 1)
+                if cull:
+                    bx, by, bz, beta = triangle_cone(q0, q1)
+                    if union_angle(ax, ay, az, alpha, bx, by, bz, beta) < CONE_LIMIT:
+                        continue
                 met, u, v_, w, nx, ny, nz, H0, sc = _meet(q0, q1, closed, tau, margin, hinted, hint[i, 0],
                                                           hint[i, 1], hint[i, 2])
                 if met:
