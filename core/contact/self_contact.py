@@ -40,7 +40,7 @@ from .surface import point_positions
 from .triangle import closest_point_barycentric
 
 EXCLUDE_THICKNESS = 2.0   # the exclusion radius is at least this many contact thicknesses
-QUIET_SLACK = 5.0         # contact thicknesses a self detection looks beyond the thickness, at most
+QUIET_SLACK = 2.5         # contact thicknesses a self detection looks beyond the thickness, at most
 QUIET_SHARE = 0.1         # the reference is dropped when more than this share of the points may touch in a step
 QUIET_RETRY = 32          # steps before a body with too many points within reach at its reference tries again
 
