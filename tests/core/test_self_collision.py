@@ -134,7 +134,7 @@ def _coil(self_collision, steps=400, dt=1 / 480):
     """A soft cylinder 2 m long, 5 cm in radius (E = 3e4 Pa, 1000 kg/m³), dropped from rest across a rod 1 cm in
     radius 2 mm below it, 20 cm off its middle, so the longer side drags it round the rod until it hangs folded with
     its halves swinging into each other. A coarse cage (5 cm cells, two to three across the cylinder); stepped at
-    480 Hz (at 120 Hz the halves meet at ~6 m/s and 3-6 vertices pass through: a known gap, README's limits). Returns per
+    480 Hz (at 120 Hz the halves meet at ~6 m/s and 2 vertices pass through: a known gap, README's limits). Returns per
     step the render vertices that passed into the body, the self contacts, and those of them where the two halves
     meet (render vertices within 2 cm of the contact lay more than 30 cm apart along the cylinder at rest; the others
     are the fold's inner side creasing on the rod), then the rest and final render positions."""
