@@ -36,6 +36,25 @@ def take_slot(score, used, sc):
 
 
 @njit(cache=True, inline="always")
+def keep_slot(row, t, u, v, w, nx, ny, nz, H0, sc, tau, score, used, slot_tri, slot_b, slot_n, slot_gap):
+    """Record triangle t met at barycentrics (u, v, w) with normal n, start height H0 and score sc in the row's
+    slots (the best K by score, take_slot), unless a kept one shows the same plane (normal within 0.8° and the same
+    score: a point over a shared edge sees one plane through two triangles: one row). Returns how many slots are
+    filled."""
+    for m in range(used):
+        if (slot_n[row, m, 0] * nx + slot_n[row, m, 1] * ny + slot_n[row, m, 2] * nz > 0.9999
+                and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
+            return used
+    k, used = take_slot(score, used, sc)
+    if k >= 0:
+        slot_tri[row, k] = t
+        slot_b[row, k, 0], slot_b[row, k, 1], slot_b[row, k, 2] = u, v, w
+        slot_n[row, k, 0], slot_n[row, k, 1], slot_n[row, k, 2] = nx, ny, nz
+        slot_gap[row, k] = H0 - tau
+    return used
+
+
+@njit(cache=True, inline="always")
 def triangle_normal(v, tris, t):
     """Unit normal of triangle t (vertices v) and whether it is one: False for a degenerate (or NaN) triangle."""
     ia, ib, ic = tris[t, 0], tris[t, 1], tris[t, 2]
@@ -177,22 +196,8 @@ def detect(p0, p1, ids, pt_group, v0, v1, tris, tri_normal, tri_group, tri_thick
                     r * cx + ts * v1[ic, 0], r * cy + ts * v1[ic, 1], r * cz + ts * v1[ic, 2])
                 if not ok or u < -BARY_TOLERANCE or v < -BARY_TOLERANCE or w < -BARY_TOLERANCE:
                     continue
-                sc = H1 - tau
-                # the same plane seen through two triangles (a point over a shared edge): keep one row
-                same = -1
-                for m in range(used):
-                    if (slot_n[i, m, 0] * s * nx + slot_n[i, m, 1] * s * ny + slot_n[i, m, 2] * s * nz > 0.9999
-                            and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
-                        same = m
-                if same >= 0:
-                    continue
-                k, used = take_slot(score, used, sc)
-                if k < 0:
-                    continue
-                slot_tri[i, k] = t
-                slot_b[i, k, 0], slot_b[i, k, 1], slot_b[i, k, 2] = u, v, w
-                slot_n[i, k, 0], slot_n[i, k, 1], slot_n[i, k, 2] = s * nx, s * ny, s * nz
-                slot_gap[i, k] = H0 - tau
+                used = keep_slot(i, t, u, v, w, s * nx, s * ny, s * nz, H0, H1 - tau, tau, score, used, slot_tri,
+                                 slot_b, slot_n, slot_gap)
             # inside only when no triangle as near as the nearest one sees the point in front: at a convex edge
             # or corner (a point just past a cube's corner) the crossing constraints above are kept instead; and
             # only within search_depth: a large face's box can hold a point far from the face itself (a body

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
-from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, take_slot, triangle_normal
+from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, keep_slot, triangle_normal
 from .self_cull import CONE_LIMIT, TRIANGLE, triangle_cone, union_angle, union_of
 from .sides import OPEN_DEPTH
 from .surface import embed_swept
@@ -65,23 +65,6 @@ def _meet(q0, q1, closed, tau, margin, hinted, hx, hy, hz):
     if not ok or u < -BARY_TOLERANCE or v < -BARY_TOLERANCE or w < -BARY_TOLERANCE:
         return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     return True, u, v, w, s * nx, s * ny, s * nz, H0, H1 - tau
-
-
-@njit(cache=True, inline="always")
-def _keep(row, t, u, v, w, nx, ny, nz, H0, sc, tau, score, used, slot_tri, slot_b, slot_n, slot_gap):
-    """Record a met triangle in the point's slots (the best K by score), unless a kept one shows the same plane (a
-    point over a shared edge: one row). Returns how many slots are filled."""
-    for m in range(used):
-        if (slot_n[row, m, 0] * nx + slot_n[row, m, 1] * ny + slot_n[row, m, 2] * nz > 0.9999
-                and abs(score[m] - sc) <= 1e-9 + 1e-6 * abs(sc)):
-            return used
-    k, used = take_slot(score, used, sc)
-    if k >= 0:
-        slot_tri[row, k] = t
-        slot_b[row, k, 0], slot_b[row, k, 1], slot_b[row, k, 2] = u, v, w
-        slot_n[row, k, 0], slot_n[row, k, 1], slot_n[row, k, 2] = nx, ny, nz
-        slot_gap[row, k] = H0 - tau
-    return used
 
 
 @njit(cache=True, inline="always")
@@ -168,7 +151,7 @@ def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_so
                 met, u, v, w, nx, ny, nz, H0, sc = _meet(q0, q1, closed, tau, margin, hinted, hint[i, 0],
                                                          hint[i, 1], hint[i, 2])
                 if met:
-                    used = _keep(row, t, u, v, w, nx, ny, nz, H0, sc, tau, score, used, slot_tri, slot_b, slot_n,
+                    used = keep_slot(row, t, u, v, w, nx, ny, nz, H0, sc, tau, score, used, slot_tri, slot_b, slot_n,
                                  slot_gap)
 
 
@@ -209,7 +192,7 @@ def detect_pairs(ids, pair_ptr, pair_tri, pair_dist, bound, x0, v, dt, nodes, we
                 met, u, v_, w, nx, ny, nz, H0, sc = _meet(q0, q1, closed, tau, margin, hinted, hint[i, 0],
                                                           hint[i, 1], hint[i, 2])
                 if met:
-                    used = _keep(row, t, u, v_, w, nx, ny, nz, H0, sc, tau, score, used, slot_tri, slot_b, slot_n,
+                    used = keep_slot(row, t, u, v_, w, nx, ny, nz, H0, sc, tau, score, used, slot_tri, slot_b, slot_n,
                                  slot_gap)
 
 
