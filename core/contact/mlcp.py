@@ -23,7 +23,8 @@ import numpy as np
 
 from .laws import force_along, row_curvatures, stiffness
 from .region import Region
-from .row_kernels import block_apply, fold_diagonal, frames, project, schur_diagonal, spread
+from .row_kernels import (block_apply, curvature_product, curved_rows, fold_diagonal, frames, project,
+                          schur_diagonal, spread, world_curvatures)
 
 # A row gives way by its own compliance (how far its force would move its nodes held by their diagonal blocks alone):
 # tens of µm for a body resting on a floor, about a mm at a 2 m drop's landing. Stiffer rows cost Newton steps: a
@@ -79,22 +80,27 @@ class ContactRows:
 class _Hessian:
     """H = S A + Jᵀ W J (W (R,3,3): each row's curvature in its frame) and its preconditioner: the region's factored
     H on the contact region, and elsewhere A's diagonal blocks, or a multigrid V-cycle of H itself (the rows'
-    curvatures folded into each body's levels, so bodies pressed together are stiff together on every level)."""
+    curvatures folded into each body's levels, so bodies pressed together are stiff together on every level).
+    Its product runs over the curved rows alone (curved; their curvatures in world coordinates: k): a landing's
+    rows are mostly not pressed yet, and cost nothing there."""
 
     def __init__(self, system, free, rows, pinv, multigrid=None):
         self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
         self.num_bodies = len(system.node_ranges)
         self.region = Region(system, free, rows, pinv)
         self.weight = np.zeros((len(rows), 3, 3))
+        self.curved = np.zeros(0, np.int64)
+        self.k = np.zeros((len(rows), 3, 3))
         self.vcycle = None
-        self._u = np.empty((len(rows), 3))
         self._work = [np.zeros((len(free), 3)) for _ in range(3)]
 
     def set_weight(self, weight):
         self.weight = weight
-        self.region.factor(weight)
+        self.curved = curved_rows(weight)
+        world_curvatures(self.rows.frame, weight, self.curved, self.k)
+        self.region.factor(weight, self.curved)
         if self.multigrid is not None:
-            blocks = _RowBlocks(self.rows, weight)
+            blocks = _RowBlocks(self.rows, self.curved, self.k)
             hinv = self.pinv.copy()
             fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
             self.vcycle = self.multigrid(blocks, hinv)
@@ -106,8 +112,7 @@ class _Hessian:
     def apply(self, p, out):
         self.apply_a(p, out)
         rows = self.rows
-        project(rows.node, rows.coef, rows.frame, p, self._u)
-        spread(rows.node, rows.coef, rows.frame, np.einsum("rij,rj->ri", self.weight, self._u), self.free, out)
+        curvature_product(rows.node, rows.coef, self.k, self.curved, p, self.free, out)
 
     def precondition(self, r, z):
         """z = M⁻¹ r. Without multigrid: the region's inverse there, A_d⁻¹ elsewhere (block diagonal). With it:
@@ -133,12 +138,12 @@ class _Hessian:
 
 
 class _RowBlocks:
-    """The rows' curvatures as stencil blocks: block_node, block_coef (the rows' stencils) and block_k (R,3,3) =
-    Fᵀ W F in world coordinates, the form core.solve.multigrid folds into a body's operator."""
+    """The curved rows' curvatures as stencil blocks: block_node, block_coef (their stencils) and block_k (C,3,3) =
+    Fᵀ W F in world coordinates (k, R rows), the form core.solve.multigrid folds into a body's operator."""
 
-    def __init__(self, rows, weight):
-        self.block_node, self.block_coef = rows.node, rows.coef
-        self.block_k = np.ascontiguousarray(np.einsum("rki,rkl,rlj->rij", rows.frame, weight, rows.frame))
+    def __init__(self, rows, curved, k):
+        self.block_node, self.block_coef = rows.node[curved], rows.coef[curved]
+        self.block_k = k[curved]
 
 
 class Solve:

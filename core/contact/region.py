@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-from .row_kernels import curvature_blocks
+from .row_kernels import curvature_blocks, stencil_pairs
 
 
 class Region:
@@ -20,12 +20,20 @@ class Region:
         self.nodes = np.zeros(0, np.int64)
         self.dof = np.zeros(0, np.int64)
         self._pattern = None
+        self._curved = None   # the curved rows of the factorisation kept
         self._lu = None
 
-    def factor(self, weight):
-        """Factor the local model for the rows' curvatures weight (R,3,3, frame coordinates)."""
+    def factor(self, weight, curved):
+        """Factor the local model for the rows' curvatures weight (R,3,3, frame coordinates), `curved` the rows where
+        it is not zero (row_kernels.curved_rows). While the same rows are curved as at the last factorisation, that
+        one is kept: their curvatures may have changed since (a sliding row's with its slip, each row's with a lag
+        round's friction bound or stiffened give), but the kept factors are still those of a symmetric positive
+        definite local model, so the solve stays a symmetric positive definite preconditioner (a few more Conjugate
+        Gradient iterations at most, against a factorisation saved)."""
+        if self._curved is not None and np.array_equal(curved, self._curved):
+            return
+        self._curved = curved
         rows = self.rows
-        curved = np.flatnonzero(np.abs(weight).reshape(len(rows), 9).max(axis=1) > 0.0)
         nodes = rows.node[curved]
         nodes = np.unique(nodes[nodes >= 0])
         nodes = nodes[self.free[nodes] > 0]
@@ -68,10 +76,8 @@ class _Pattern:
         else:   # a matrix-free system: A's diagonal blocks
             a_row = a_col = np.arange(n)
             a_values = np.linalg.inv(pinv[nodes])
-        local = np.where(rows.node >= 0, self.index[np.maximum(rows.node, 0)], -1)
-        pairs = (local[:, :, None] * n + local[:, None, :])[(local[:, :, None] >= 0) & (local[:, None, :] >= 0)]
         # key = column * n + row: sorted keys are the blocks in CSC order
-        self.keys = np.unique(np.concatenate([a_col * n + a_row, pairs % n * n + pairs // n]))
+        self.keys = np.unique(np.concatenate([a_col * n + a_row, stencil_pairs(rows.node, self.index, n)]))
         self.a_values = np.zeros((len(self.keys), 3, 3))
         np.add.at(self.a_values, np.searchsorted(self.keys, a_col * n + a_row), a_values)
         brow, bcol = self.keys % n, self.keys // n
