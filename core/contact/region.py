@@ -25,12 +25,14 @@ class Region:
 
     def factor(self, weight, curved):
         """Factor the local model for the rows' curvatures weight (R,3,3, frame coordinates), `curved` the rows where
-        it is not zero (row_kernels.curved_rows). While the same rows are curved as at the last factorisation, that
-        one is kept: their curvatures may have changed since (a sliding row's with its slip, each row's with a lag
-        round's friction bound or stiffened give), but the kept factors are still those of a symmetric positive
-        definite local model, so the solve stays a symmetric positive definite preconditioner (a few more Conjugate
-        Gradient iterations at most, against a factorisation saved)."""
-        if self._curved is not None and np.array_equal(curved, self._curved):
+        it is not zero (row_kernels.curved_rows, ascending). While the curved rows are among those of the last
+        factorisation, that one is kept: their curvatures may have changed since (a sliding row's with its slip, each
+        row's with a lag round's friction bound or stiffened give) and rows may have left, but the kept factors are
+        still those of a symmetric positive definite local model, so the solve stays a symmetric positive definite
+        preconditioner (a few more Conjugate Gradient iterations, against a factorisation saved: a solve's first
+        Newton step, from the predicted motion, presses the most rows)."""
+        if self._curved is not None and (np.array_equal(curved, self._curved) or (
+                len(curved) < len(self._curved) and np.isin(curved, self._curved, assume_unique=True).all())):
             return
         self._curved = curved
         rows = self.rows
@@ -73,11 +75,14 @@ class _Pattern:
             keep = a_col >= 0
             a_block, a_row, a_col = a_block[keep], a_row[keep], a_col[keep]
             a_values = system.data[a_block]
+            row_ptr, col = pat.row_ptr, pat.col
         else:   # a matrix-free system: A's diagonal blocks
             a_row = a_col = np.arange(n)
             a_values = np.linalg.inv(pinv[nodes])
+            row_ptr = col = np.zeros(0, np.int64)
         # key = column * n + row: sorted keys are the blocks in CSC order
-        self.keys = np.unique(np.concatenate([a_col * n + a_row, stencil_pairs(rows.node, self.index, n)]))
+        pairs = stencil_pairs(rows.node, self.index, n, row_ptr, col)
+        self.keys = np.unique(np.concatenate([a_col * n + a_row, pairs]))
         self.a_values = np.zeros((len(self.keys), 3, 3))
         np.add.at(self.a_values, np.searchsorted(self.keys, a_col * n + a_row), a_values)
         brow, bcol = self.keys % n, self.keys // n

@@ -134,9 +134,10 @@ def world_curvatures(frame, weight, rows, out):
 
 
 @njit(cache=True)
-def stencil_pairs(node, index, n):
-    """The keys j n + i of every pair (i, j) of region nodes (index: node -> region node, −1 outside) that one row's
-    stencil names, both orders and repeats included."""
+def stencil_pairs(node, index, n, row_ptr, col):
+    """The keys j n + i of the pairs (i, j) of region nodes (index: node -> region node, −1 outside) that a row's
+    stencil names and A's block pattern (row_ptr, col: full rows, sorted; empty: none) lacks, repeats included: a
+    render point's stencil is its tet's nodes, which A couples already, so a collider's rows add none."""
     count = 0
     for r in range(node.shape[0]):
         inside = 0
@@ -148,14 +149,21 @@ def stencil_pairs(node, index, n):
     k = 0
     for r in range(node.shape[0]):
         for s in range(node.shape[1]):
-            if node[r, s] < 0 or index[node[r, s]] < 0:
+            a = node[r, s]
+            if a < 0 or index[a] < 0:
                 continue
             for t in range(node.shape[1]):
-                if node[r, t] < 0 or index[node[r, t]] < 0:
+                b = node[r, t]
+                if b < 0 or index[b] < 0:
                     continue
-                keys[k] = index[node[r, t]] * n + index[node[r, s]]
+                if row_ptr.shape[0]:
+                    lo, hi = row_ptr[a], row_ptr[a + 1]
+                    at = lo + np.searchsorted(col[lo:hi], b)
+                    if at < hi and col[at] == b:
+                        continue
+                keys[k] = index[b] * n + index[a]
                 k += 1
-    return keys
+    return keys[:k]
 
 
 @njit(cache=True)
