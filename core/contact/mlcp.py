@@ -15,12 +15,14 @@ updated to λ between rounds until it stops changing). These are the compliant M
 have a solution for any number of rows, redundant ones included (many render points embedded in one cage tet), and
 no row's state is switched by hand: Newton's steps decrease Φ.
 
-Each Newton iteration solves H d = −∇Φ (H: A plus each row's curvature JᵀWJ) by preconditioned Conjugate Gradients with
-the exact inverse of H on the contact region (core.contact.region), then steps to the minimum of Φ along d."""
+Each Newton iteration solves H d = −∇Φ (H: A plus each row's curvature JᵀWJ) by preconditioned Conjugate Gradients
+(core.contact.krylov) with the inverse of H on the contact region (core.contact.region: factored anew only when rows
+are pressed or rubbing that its last factorisation did not hold), then steps to the minimum of Φ along d."""
 import math
 
 import numpy as np
 
+from .krylov import pcg
 from .laws import force_along, row_curvatures, stiffness
 from .region import Region
 from .row_kernels import (block_apply, curvature_product, curved_rows, fold_diagonal, frames, project,
@@ -106,13 +108,16 @@ class _Hessian:
             self.vcycle = self.multigrid(blocks, hinv)
 
     def apply_a(self, p, out):
+        """out = S A p; returns pᵀ out."""
+        acc = 0.0
         for body in range(self.num_bodies):
-            self.system.apply(p, out, self.free, body)
+            acc += self.system.apply(p, out, self.free, body)
+        return acc
 
     def apply(self, p, out):
-        self.apply_a(p, out)
+        """out = H p; returns pᵀ out."""
         rows = self.rows
-        curvature_product(rows.node, rows.coef, self.k, self.curved, p, self.free, out)
+        return self.apply_a(p, out) + curvature_product(rows.node, rows.coef, self.k, self.curved, p, self.free, out)
 
     def precondition(self, r, z):
         """z = M⁻¹ r. Without multigrid: the region's inverse there, A_d⁻¹ elsewhere (block diagonal). With it:
@@ -200,7 +205,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
             if res <= tolerance or it >= max_iterations:
                 break
             hessian.set_weight(weight)
-            d, used = _pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
+            d, used = pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
                            max_iterations - it)
             it += used
             newton += 1
@@ -324,36 +329,6 @@ def _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound):
     descent = float(np.vdot(d, r))
     if descent > 0.0:
         dx += _step_length(laws, u - target, ju, bound, descent, float(np.vdot(d, ad))) * d
-
-
-def _pcg(hessian, r, pinv, free, absolute, max_iterations):
-    """d with H d ≈ r (preconditioned Conjugate Gradients from zero, to `absolute` in the A_d⁻¹ norm); returns
-    (d, iterations)."""
-    d = np.zeros_like(r)
-    res = r.copy()
-    z = np.empty_like(r)
-    hessian.precondition(res, z)
-    p = z.copy()
-    rz = float(np.vdot(res, z))
-    hp = np.empty_like(r)
-    k = 0
-    while k < max(max_iterations, 1):
-        if k and math.sqrt(max(rz, 0.0)) <= absolute:
-            break
-        hessian.apply(p, hp)
-        php = float(np.vdot(p, hp))
-        if php <= 0.0 or not math.isfinite(php):
-            break
-        alpha = rz / php
-        d += alpha * p
-        res -= alpha * hp
-        hessian.precondition(res, z)
-        rz_new = float(np.vdot(res, z))
-        p *= rz_new / rz
-        p += z
-        rz = rz_new
-        k += 1
-    return d, k
 
 
 def _balance_momentum(system, free, r, dx):
