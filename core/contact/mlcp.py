@@ -89,7 +89,7 @@ class _Hessian:
     def __init__(self, system, free, rows, pinv, multigrid=None):
         self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
         self.num_bodies = len(system.node_ranges)
-        self.region = Region(system, free, rows, pinv)
+        self.region = Region(system, free, rows, pinv, keep=multigrid is None)
         self.weight = np.zeros((len(rows), 3, 3))
         self.curved = np.zeros(0, np.int64)
         self.k = np.zeros((len(rows), 3, 3))
