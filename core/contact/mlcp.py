@@ -11,8 +11,7 @@ compliance diag(J A_d⁻¹ Jᵀ)), so that
 are the derivatives of a convex potential, and dx minimises
     Φ(dx) = ½ dxᵀ A dx − bᵀ dx + Σ_r ½ min(0, v_n)² / E_n + D_r(v_t),
 with D_r Huber's function of the slip, of slope μ λ̃ (λ̃: the normal force the friction bound is scaled with, lagged:
-updated to λ between rounds until it stops changing; a round but the last ends once its residual is below the jump
-the update will make, the last converges). These are the compliant MLCP's conditions; as a minimum they
+updated to λ between rounds until it stops changing). These are the compliant MLCP's conditions; as a minimum they
 have a solution for any number of rows, redundant ones included (many render points embedded in one cage tet), and
 no row's state is switched by hand: Newton's steps decrease Φ.
 
@@ -200,14 +199,10 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     settled = False
     kept = None   # the last round's converged result
     for _round in range(LAG_ROUNDS):
-        early = False   # the round ended before converging: the bound's next update outweighs its residual
         while True:
             f, weight = _residual(hessian, laws, rows, b, dx, free, target, bound, u, r)
             res = _pnorm(r, pinv, free) / scale
             if res <= tolerance or it >= max_iterations:
-                break
-            if _round < LAG_ROUNDS - 1 and res <= _bound_jump(laws, rows, u - target, f, free, pinv) / scale:
-                early = True
                 break
             hessian.set_weight(weight)
             d, used = pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
@@ -230,7 +225,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
             settled = False
             e_n = _bounded_give(e_n, lam, give)
             laws = _Laws(e_n, e_t)
-        if (settled and not early) or it >= max_iterations:
+        if settled or it >= max_iterations:
             break
         bound = rows.mu * lam
     if res > tolerance and kept is not None:
@@ -252,17 +247,6 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     rows.stretch[:] = np.einsum("rkd,rk->rd", rows.frame[:, 1:], give)
     deepest = float(np.max(target[:, 0] - u[:, 0], initial=0.0))
     return Solve(it, newton, res <= tolerance and settled, res, max(deepest, 0.0))
-
-
-def _bound_jump(laws, rows, v, f, free, pinv):
-    """How far (A_d⁻¹ norm of Jᵀ Δf) the rows' forces f at values v jump when the friction bound follows their normal
-    force (μ λ): the residual the next lag round starts from at this iterate. While a round's residual is below it,
-    converging the round further is work the bound's update undoes."""
-    moved, _ = laws.curvatures(v, rows.mu * f[:, 0])
-    moved -= f
-    out = np.zeros((len(free), 3))
-    spread(rows.node, rows.coef, rows.frame, moved, free, out)
-    return _pnorm(out, pinv, free)
 
 
 def _bounded_give(e_n, lam, give):
