@@ -62,8 +62,9 @@ class Region:
 
 
 class _Pattern:
-    """H's block pattern on a region's nodes: A's blocks among them and every row's stencil pairs, in column-major
-    (CSC) order, with A's values there and the scalar CSC structure; matrix() fills in the rows' curvatures."""
+    """H's block pattern on a region's nodes: A's blocks among them and every row's stencil pairs (those A lacks:
+    row_kernels.stencil_pairs), in column-major (CSC) order, with A's values there and the scalar CSC structure;
+    matrix() fills in the rows' curvatures."""
 
     def __init__(self, system, pinv, rows, free, nodes):
         n = len(nodes)
