@@ -1,4 +1,4 @@
-"""The contact solve's Conjugate Gradients (core.contact.mlcp): each iteration's vector updates fused into two kernels."""
+"""The contact solve's Conjugate Gradients (core.contact.mlcp), each iteration's vector updates in two kernels."""
 import math
 
 import numpy as np
