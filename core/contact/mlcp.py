@@ -15,15 +15,18 @@ updated to λ between rounds until it stops changing). These are the compliant M
 have a solution for any number of rows, redundant ones included (many render points embedded in one cage tet), and
 no row's state is switched by hand: Newton's steps decrease Φ.
 
-Each Newton iteration solves H d = −∇Φ (H: A plus each row's curvature JᵀWJ) by preconditioned Conjugate Gradients with
-the exact inverse of H on the contact region (core.contact.region), then steps to the minimum of Φ along d."""
+Each Newton iteration solves H d = −∇Φ (H: A plus each row's curvature JᵀWJ) by preconditioned Conjugate Gradients
+(core.contact.krylov) with the inverse of H on the contact region (core.contact.region: factored anew only when rows
+are pressed or rubbing that its last factorisation did not hold), then steps to the minimum of Φ along d."""
 import math
 
 import numpy as np
 
+from .krylov import pcg
 from .laws import force_along, row_curvatures, stiffness
 from .region import Region
-from .row_kernels import block_apply, fold_diagonal, frames, project, schur_diagonal, spread
+from .row_kernels import (block_apply, curvature_product, curved_rows, fold_diagonal, frames, project,
+                          schur_diagonal, spread, world_curvatures)
 
 # A row gives way by its own compliance (how far its force would move its nodes held by their diagonal blocks alone):
 # tens of µm for a body resting on a floor, about a mm at a 2 m drop's landing. Stiffer rows cost Newton steps: a
@@ -79,35 +82,42 @@ class ContactRows:
 class _Hessian:
     """H = S A + Jᵀ W J (W (R,3,3): each row's curvature in its frame) and its preconditioner: the region's factored
     H on the contact region, and elsewhere A's diagonal blocks, or a multigrid V-cycle of H itself (the rows'
-    curvatures folded into each body's levels, so bodies pressed together are stiff together on every level)."""
+    curvatures folded into each body's levels, so bodies pressed together are stiff together on every level).
+    Its product runs over the curved rows alone (curved; their curvatures in world coordinates: k): a landing's
+    rows are mostly not pressed yet, and cost nothing there."""
 
     def __init__(self, system, free, rows, pinv, multigrid=None):
         self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
         self.num_bodies = len(system.node_ranges)
-        self.region = Region(system, free, rows, pinv)
+        self.region = Region(system, free, rows, pinv, keep=multigrid is None)
         self.weight = np.zeros((len(rows), 3, 3))
+        self.curved = np.zeros(0, np.int64)
+        self.k = np.zeros((len(rows), 3, 3))
         self.vcycle = None
-        self._u = np.empty((len(rows), 3))
         self._work = [np.zeros((len(free), 3)) for _ in range(3)]
 
     def set_weight(self, weight):
         self.weight = weight
-        self.region.factor(weight)
+        self.curved = curved_rows(weight)
+        world_curvatures(self.rows.frame, weight, self.curved, self.k)
+        self.region.factor(weight, self.curved)
         if self.multigrid is not None:
-            blocks = _RowBlocks(self.rows, weight)
+            blocks = _RowBlocks(self.rows, self.curved, self.k)
             hinv = self.pinv.copy()
             fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
             self.vcycle = self.multigrid(blocks, hinv)
 
     def apply_a(self, p, out):
+        """out = S A p; returns pᵀ out."""
+        acc = 0.0
         for body in range(self.num_bodies):
-            self.system.apply(p, out, self.free, body)
+            acc += self.system.apply(p, out, self.free, body)
+        return acc
 
     def apply(self, p, out):
-        self.apply_a(p, out)
+        """out = H p; returns pᵀ out."""
         rows = self.rows
-        project(rows.node, rows.coef, rows.frame, p, self._u)
-        spread(rows.node, rows.coef, rows.frame, np.einsum("rij,rj->ri", self.weight, self._u), self.free, out)
+        return self.apply_a(p, out) + curvature_product(rows.node, rows.coef, self.k, self.curved, p, self.free, out)
 
     def precondition(self, r, z):
         """z = M⁻¹ r. Without multigrid: the region's inverse there, A_d⁻¹ elsewhere (block diagonal). With it:
@@ -133,12 +143,12 @@ class _Hessian:
 
 
 class _RowBlocks:
-    """The rows' curvatures as stencil blocks: block_node, block_coef (the rows' stencils) and block_k (R,3,3) =
-    Fᵀ W F in world coordinates, the form core.solve.multigrid folds into a body's operator."""
+    """The curved rows' curvatures as stencil blocks: block_node, block_coef (their stencils) and block_k (C,3,3) =
+    Fᵀ W F in world coordinates (k, R rows), the form core.solve.multigrid folds into a body's operator."""
 
-    def __init__(self, rows, weight):
-        self.block_node, self.block_coef = rows.node, rows.coef
-        self.block_k = np.ascontiguousarray(np.einsum("rki,rkl,rlj->rij", rows.frame, weight, rows.frame))
+    def __init__(self, rows, curved, k):
+        self.block_node, self.block_coef = rows.node[curved], rows.coef[curved]
+        self.block_k = k[curved]
 
 
 class Solve:
@@ -195,7 +205,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
             if res <= tolerance or it >= max_iterations:
                 break
             hessian.set_weight(weight)
-            d, used = _pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
+            d, used = pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
                            max_iterations - it)
             it += used
             newton += 1
@@ -319,36 +329,6 @@ def _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound):
     descent = float(np.vdot(d, r))
     if descent > 0.0:
         dx += _step_length(laws, u - target, ju, bound, descent, float(np.vdot(d, ad))) * d
-
-
-def _pcg(hessian, r, pinv, free, absolute, max_iterations):
-    """d with H d ≈ r (preconditioned Conjugate Gradients from zero, to `absolute` in the A_d⁻¹ norm); returns
-    (d, iterations)."""
-    d = np.zeros_like(r)
-    res = r.copy()
-    z = np.empty_like(r)
-    hessian.precondition(res, z)
-    p = z.copy()
-    rz = float(np.vdot(res, z))
-    hp = np.empty_like(r)
-    k = 0
-    while k < max(max_iterations, 1):
-        if k and math.sqrt(max(rz, 0.0)) <= absolute:
-            break
-        hessian.apply(p, hp)
-        php = float(np.vdot(p, hp))
-        if php <= 0.0 or not math.isfinite(php):
-            break
-        alpha = rz / php
-        d += alpha * p
-        res -= alpha * hp
-        hessian.precondition(res, z)
-        rz_new = float(np.vdot(res, z))
-        p *= rz_new / rz
-        p += z
-        rz = rz_new
-        k += 1
-    return d, k
 
 
 def _balance_momentum(system, free, r, dx):

@@ -1,6 +1,7 @@
-"""The contact rows' numba kernels: their frames, J dx (project), Jᵀ f (spread), diag(J A_d⁻¹ Jᵀ), A_d⁻¹ v and
-Jᵀ W J's blocks (curvature_blocks), their sum folded into A's diagonal blocks (fold_diagonal) and their product with a
-vector (curvature_product)."""
+"""The contact rows' numba kernels: their frames, J dx (project), Jᵀ f (spread), diag(J A_d⁻¹ Jᵀ), A_d⁻¹ v, the rows
+with curvature (curved_rows) and their curvatures in world coordinates (world_curvatures), Jᵀ W J's blocks
+(curvature_blocks) and their pattern (stencil_pairs), their sum folded into A's diagonal blocks (fold_diagonal) and
+their product with a vector (curvature_product)."""
 import math
 
 import numpy as np
@@ -102,6 +103,67 @@ def block_apply(pinv, v, free, out):
         f = free[n]
         for i in range(3):
             out[n, i] = f * (pinv[n, i, 0] * v[n, 0] + pinv[n, i, 1] * v[n, 1] + pinv[n, i, 2] * v[n, 2])
+
+
+@njit(cache=True)
+def curved_rows(weight):
+    """The rows (ascending) whose curvature W (R,3,3) is not zero: the rows that act in H = A + Jᵀ W J."""
+    out = np.empty(weight.shape[0], np.int64)
+    n = 0
+    for r in range(weight.shape[0]):
+        for k in range(9):
+            if weight[r, k // 3, k % 3] != 0.0:
+                out[n] = r
+                n += 1
+                break
+    return out[:n]
+
+
+@njit(cache=True)
+def world_curvatures(frame, weight, rows, out):
+    """out[r] = Fᵀ W F (world coordinates) for the given rows r (F: the row's frame, W: its curvature in it)."""
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        for a in range(3):
+            for b in range(3):
+                acc = 0.0
+                for p in range(3):
+                    for c in range(3):
+                        acc += frame[r, p, a] * weight[r, p, c] * frame[r, c, b]
+                out[r, a, b] = acc
+
+
+@njit(cache=True)
+def stencil_pairs(node, index, n, row_ptr, col):
+    """The keys j n + i of the pairs (i, j) of region nodes (index: node -> region node, −1 outside) that a row's
+    stencil names and A's block pattern (row_ptr, col: full rows, sorted; empty: none) lacks, repeats included: a
+    render point's stencil is its tet's nodes, which A couples already, so a collider's rows add none."""
+    count = 0
+    for r in range(node.shape[0]):
+        inside = 0
+        for s in range(node.shape[1]):
+            if node[r, s] >= 0 and index[node[r, s]] >= 0:
+                inside += 1
+        count += inside * inside
+    keys = np.empty(count, np.int64)
+    k = 0
+    for r in range(node.shape[0]):
+        for s in range(node.shape[1]):
+            a = node[r, s]
+            if a < 0 or index[a] < 0:
+                continue
+            for t in range(node.shape[1]):
+                b = node[r, t]
+                if b < 0 or index[b] < 0:
+                    continue
+                if row_ptr.shape[0]:
+                    lo, hi = row_ptr[a], row_ptr[a + 1]
+                    at = lo + np.searchsorted(col[lo:hi], b)
+                    if at < hi and col[at] == b:
+                        continue
+                keys[k] = index[b] * n + index[a]
+                k += 1
+    return keys[:k]
 
 
 @njit(cache=True)
