@@ -40,9 +40,9 @@ from .surface import point_positions
 from .triangle import closest_point_barycentric
 
 EXCLUDE_THICKNESS = 2.0   # the exclusion radius is at least this many contact thicknesses
-QUIET_SLACK = 2.5         # contact thicknesses a self detection looks beyond the thickness, at most
-QUIET_SHARE = 0.1         # the reference is dropped when more than this share of the points may touch in a step
-QUIET_RETRY = 32          # steps before a body with too many points within reach at its reference tries again
+REACH = 2.5               # contact thicknesses a self detection looks beyond the thickness, at most
+REFERENCE_SHARE = 0.1     # the reference is dropped when more than this share of the points may touch in a step
+REFERENCE_RETRY = 32      # steps before a body with too many points within reach at its reference tries again
 
 
 def exclusion_radius(rest, triangles, thickness):
@@ -150,25 +150,25 @@ class SelfSurface:
 
         Only the body's motion relative to its nodes' mean motion matters to contact with itself, so the detection
         runs in that moving frame (the rows are the same: heights and barycentrics do not change under a common
-        translation). Its margin is least_margin plus the step's largest relative travel, that at most QUIET_SLACK
-        tau (a wider search costs more than the solve it may save: on a fine surface the candidates grow as the
-        square of the margin), and the whole at most `margin` (the world's); it is kept in self.margin for the check
-        of the solved motion (strayed).
+        translation). Its margin is least_margin plus the step's largest relative travel, that at most REACH tau (a
+        wider search costs more than the solve it may save: on a fine surface the candidates grow as the square of
+        the margin), and the whole at most `margin` (the world's); it is kept in self.margin for the check of the
+        solved motion (strayed).
 
         A body with a reference pays a drift pass and a test of the pairs that may touch. The reference holds, from an
-        earlier step's start, each point's pairs: the triangles it is not excluded from within tau + QUIET_SLACK tau
-        of it, with their distances. Since then no point came closer to a triangle by more than 2 W drift (W: the
+        earlier step's start, each point's pairs: the triangles it is not excluded from within tau + REACH tau of it,
+        with their distances. Since then no point came closer to a triangle by more than 2 W drift (W: the
         largest absolute weight sum of a point's stencil; drift: the nodes' largest motion other than a common
         translation), so only the pairs whose distance was at most pad + 2 W drift (pad: tau + margin, and the open
-        depth) can meet within the step. When their points are more than QUIET_SHARE of the body's, the reference is
-        dropped, and only the points and triangles of the clusters that may touch (Clusters.near_leaves) are tested,
-        against the triangles a BVH query finds."""
+        depth) can meet within the step. When their points are more than REFERENCE_SHARE of the body's, the reference
+        is dropped, and only the points and triangles of the clusters that may touch (Clusters.near_leaves) are
+        tested, against the triangles a BVH query finds."""
         if self.bvh is None:
             return None
         n0, n1 = self.node_range
         own = v[n0:n1] - v[n0:n1].mean(axis=0)
         travel = dt * float(np.sqrt(np.max(np.einsum("nd,nd->n", own, own), initial=0.0)))
-        margin = min(margin, least_margin + min(travel, QUIET_SLACK * tau))
+        margin = min(margin, least_margin + min(travel, REACH * tau))
         self.margin = margin
         v = v.copy()
         v[n0:n1] = own
@@ -231,12 +231,13 @@ class SelfSurface:
 
     def _within_reach(self, ends, pad):
         """(The points (local) with a pair within the bound, the bound) for the step between the node positions ends,
-        by the reference (see rows); None, and the reference dropped, when they are more than QUIET_SHARE of them."""
+        by the reference (see rows); None, and the reference dropped, when they are more than REFERENCE_SHARE of
+        them."""
         reference, order, clearance = self.reference[0]
         moved = max(drift(ends[0], reference), drift(ends[1], reference))
         bound = pad + 2.0 * self.spread * moved
         k = int(np.searchsorted(clearance, bound, side="right"))
-        if k > QUIET_SHARE * self.count:
+        if k > REFERENCE_SHARE * self.count:
             self.reference = None
             return None
         return order[:k], bound
@@ -245,18 +246,18 @@ class SelfSurface:
         """Take the reference from the step's start (node positions ends[0], points p0): its pair lists (CSR), and the
         points ordered by their nearest pair's distance (clearance). Only when the step's own motion, other than a
         translation, and what the detection reaches beyond the thickness take at most three quarters of the slack
-        (tau QUIET_SLACK; a body turning or deforming fast would drop it within a step or two: not worth the pass over
-        every point), and not within QUIET_RETRY steps of a try that found more than QUIET_SHARE of the points
+        (REACH tau; a body turning or deforming fast would drop it within a step or two: not worth the pass over every
+        point), and not within REFERENCE_RETRY steps of a try that found more than REFERENCE_SHARE of the points
         within pad (a body pressed on itself all over: the clusters do better)."""
         if self.wait > 0:
             self.wait -= 1
             return
-        slack = QUIET_SLACK * tau
+        slack = REACH * tau
         if 2.0 * self.spread * drift(ends[1], ends[0]) + pad - tau > 0.75 * slack:
             return
         reference = self.pair_list(ends[0], p0, tau + slack)
-        if np.searchsorted(reference[0][2], pad, side="right") > QUIET_SHARE * self.count:
-            self.wait = QUIET_RETRY
+        if np.searchsorted(reference[0][2], pad, side="right") > REFERENCE_SHARE * self.count:
+            self.wait = REFERENCE_RETRY
             return
         self.reference = reference
 

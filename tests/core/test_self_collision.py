@@ -72,7 +72,7 @@ def test_self_rows_are_the_same_in_a_moving_frame_and_by_either_choice_of_pairs(
     """The U pressed shut: its self rows of one step are the same (points, triangles, gaps) whether the body moves
     with a common velocity besides, and whether its pairs come from the clusters' BVH queries or from a reference pair
     list taken at the step's start (the drift bound, core.contact.self_contact)."""
-    monkeypatch.setattr(self_contact, "QUIET_SHARE", 1.0)   # (the reference serves however many points are near)
+    monkeypatch.setattr(self_contact, "REFERENCE_SHARE", 1.0)   # (the reference serves however many points are near)
     calls = []
     real = self_contact.SelfSurface.rows
     monkeypatch.setattr(self_contact.SelfSurface, "rows",
@@ -95,7 +95,7 @@ def test_self_rows_are_the_same_in_a_moving_frame_and_by_either_choice_of_pairs(
     shifted = v.copy()
     shifted[n0:n1] += [3.0, -2.0, 1.0]
     p0 = point_positions(x0, own.nodes, own.weights, 0.0, v - v[n0:n1].mean(axis=0))
-    listed = own.pair_list(x0[n0:n1], p0, tau + self_contact.QUIET_SLACK * tau)
+    listed = own.pair_list(x0[n0:n1], p0, tau + self_contact.REACH * tau)
     by_list = rows(v, listed)
     assert own.reference is listed                           # the pair list served (not dropped)
     assert len(by_clusters) > 10
