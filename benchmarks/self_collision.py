@@ -24,10 +24,10 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "core"))
 import core  # noqa: E402
 import core.contact.self_contact as self_contact  # noqa: E402
 from bunny_step import BUNNY, DT  # noqa: E402
-from contact_scenes import box_surface, plane  # noqa: E402
+from contact_scenes import plane  # noqa: E402
 from core.geometry.obj import load_obj  # noqa: E402
 from core.geometry.primitives import icosphere  # noqa: E402
-from self_scenes import bar, cage_body, passed_inside, rod, u_shape  # noqa: E402
+from self_scenes import bar, cage_body, passed_inside, rod, squeezed_u_world  # noqa: E402
 
 SELF_SECONDS = []   # the self detection's seconds, per call
 
@@ -126,20 +126,8 @@ def folding_bar(self_collision, steps=90):
 
 
 def squeezed_u(self_collision, steps=120):
-    v, f = u_shape(length=12, thick=3, gap=4)
-    tm = cage_body(v, f, 8)
-    world = core.World()
-    world.add_body(tm, core.Material(youngs_modulus=1e6, poisson_ratio=0.3, density=500, friction=0.5),
-                   self_collision=self_collision)
-    world.add_collider(*plane(2.0, 0.0))
-    lo, hi = np.array([0.15, -0.1, 0.0]), np.array([0.4, 0.2, 0.05])
-    plate = world.add_collider(*box_surface(lo + [0, 0, 0.25], hi + [0, 0, 0.25]))
-
-    def move(k):
-        t = (k + 1) / 120
-        z = 0.25 - min(t / 0.6, 1.0) * 0.15 if t < 0.8 else 0.10 + min((t - 0.8) / 0.2, 1.0) * 0.2
-        world.move_collider(plate, box_surface(lo + [0, 0, z], hi + [0, 0, z])[0])
-    return _run(world, tm, f, steps, move)
+    world, tm, _, f, press = squeezed_u_world(self_collision, 1 / 120)
+    return _run(world, tm, f, steps, press)
 
 
 def _run(world, tm, f, steps, move):

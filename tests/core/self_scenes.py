@@ -3,6 +3,7 @@ the check that no render vertex has passed into its own body (generalized windin
 import numpy as np
 
 import core
+from contact_scenes import box_surface, plane
 from core.geometry.winding import WindingNumber
 
 # +x, -x, +y, -y, +z, -z faces of a unit cube as corner offsets, counter-clockwise seen from outside
@@ -95,3 +96,23 @@ def tube(radius, length, centre, sides=12):
     tris += [np.stack([o + i, o + sides + j, o + sides + i], 1) for o in range(0, n - sides, sides)]
     tris += [np.stack([np.full(sides, n), j, i], 1), np.stack([np.full(sides, n + 1), n - sides + i, n - sides + j], 1)]
     return v + np.asarray(centre, float), np.concatenate(tris).astype(np.int64)
+
+
+def squeezed_u_world(self_collision, dt):
+    """The U (arms 7.5 cm thick, 10 cm apart, 30 cm long) on a floor under a plate: (world, its surface, a function
+    that moves the plate for step k: pressed down over 0.6 s to 10 cm (the upper arm would end 2.5 cm into the lower
+    one), held, then lifted; dt: the step)."""
+    v, f = u_shape(length=12, thick=3, gap=4)
+    tm = cage_body(v, f, 8)
+    world = core.World()
+    world.add_body(tm, core.Material(youngs_modulus=1e6, poisson_ratio=0.3, density=500, friction=0.5),
+                   self_collision=self_collision)
+    world.add_collider(*plane(2.0, 0.0))
+    lo, hi = np.array([0.15, -0.1, 0.0]), np.array([0.4, 0.2, 0.05])
+    plate = world.add_collider(*box_surface(lo + [0, 0, 0.25], hi + [0, 0, 0.25]))
+
+    def press(k):
+        t = (k + 1) * dt
+        z = 0.25 - min(t / 0.6, 1.0) * 0.15 if t < 0.8 else 0.10 + min((t - 0.8) / 0.2, 1.0) * 0.2
+        world.move_collider(plate, box_surface(lo + [0, 0, z], hi + [0, 0, z])[0])
+    return world, tm, v, f, press

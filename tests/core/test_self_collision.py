@@ -12,36 +12,16 @@ from core.contact.surface import point_positions
 import core.contact.self_contact as self_contact
 from core.contact.self_contact import exclusion_radius, self_exclusions
 from open_shapes import open_box
-from self_scenes import bar, cage_body, passed_inside, rod, tube, u_shape, voxel_surface
+from self_scenes import bar, cage_body, passed_inside, rod, squeezed_u_world, tube, voxel_surface
 
 DT = 1 / 120
-
-
-def _u_world(self_collision):
-    """The U (arms 7.5 cm thick, 10 cm apart, 30 cm long) on a floor under a plate: (world, its surface, a function
-    that moves the plate for step k: pressed down over 0.6 s to 10 cm (the upper arm would end 2.5 cm into the lower
-    one), held, then lifted)."""
-    v, f = u_shape(length=12, thick=3, gap=4)
-    tm = cage_body(v, f, 8)
-    world = core.World()
-    world.add_body(tm, core.Material(youngs_modulus=1e6, poisson_ratio=0.3, density=500, friction=0.5),
-                   self_collision=self_collision)
-    world.add_collider(*plane(2.0, 0.0))
-    lo, hi = np.array([0.15, -0.1, 0.0]), np.array([0.4, 0.2, 0.05])
-    plate = world.add_collider(*box_surface(lo + [0, 0, 0.25], hi + [0, 0, 0.25]))
-
-    def press(k):
-        t = (k + 1) * DT
-        z = 0.25 - min(t / 0.6, 1.0) * 0.15 if t < 0.8 else 0.10 + min((t - 0.8) / 0.2, 1.0) * 0.2
-        world.move_collider(plate, box_surface(lo + [0, 0, z], hi + [0, 0, z])[0])
-    return world, tm, v, f, press
 
 
 def _squeezed_u(self_collision):
     """The U squeezed shut and let go (_u_world). Returns per step the render vertices that passed into the body, the
     self contacts, and the least height of the upper arm's inner face over the lower arm's (between vertices one
     above the other at rest; negative: passed through)."""
-    world, tm, v, f, press = _u_world(self_collision)
+    world, tm, v, f, press = squeezed_u_world(self_collision, DT)
     lower = {tuple(np.round(q[:2], 6)): i for i, q in enumerate(v) if np.isclose(q[2], 0.075)}
     pairs = np.array([(i, lower[tuple(np.round(q[:2], 6))]) for i, q in enumerate(v)
                       if np.isclose(q[2], 0.175) and tuple(np.round(q[:2], 6)) in lower])
@@ -78,7 +58,7 @@ def test_self_rows_are_the_same_in_a_moving_frame_and_by_either_choice_of_pairs(
     monkeypatch.setattr(self_contact.SelfSurface, "rows",
                         lambda own, lay, sides, x0, v, *a: calls.append((own, lay, sides, x0.copy(), v.copy(), a))
                         or real(own, lay, sides, x0, v, *a))
-    world, _, _, _, press = _u_world(True)
+    world, _, _, _, press = squeezed_u_world(True, DT)
     for k in range(66):
         press(k)
         world.step(DT)
