@@ -3,7 +3,7 @@ folding scenes.
 
 Far from folding: a 642-vertex ball resting on a plane, and the live bunny (benchmarks/bunny_step.py's scene: cage resolution 12, the add-on's default
 material, on a floor plane, Δt = 1/96 s), sleeping off so that every step is solved; after --settle steps, --steps
-steps are timed, and the self detection's own time (SelfSurface.rows) per step; and the same bunny dropped 30 cm (the
+steps are timed, and the self detection's own time (SelfSurface.rows and edge_rows) per step; and the same bunny dropped 30 cm (the
 live playback scene), one second from its release, in total. Folding: the soft bar (1 × 0.1 ×
 0.1 m, E = 1e4) dropped across a 1 cm rod, and the U squeezed shut by a plate (tests/core/test_self_collision.py's
 scenes): the median step, the self contacts, and the render vertices that passed into the body's own surface
@@ -29,19 +29,27 @@ from core.geometry.obj import load_obj  # noqa: E402
 from core.geometry.primitives import icosphere  # noqa: E402
 from self_scenes import bar, cage_body, passed_inside, rod, squeezed_u_world  # noqa: E402
 
-SELF_SECONDS = []   # the self detection's seconds, per call
+SELF_SECONDS = []   # the self detection's seconds (its vertex rows' and edge rows' together), per detection
 
 
 def _timed_self_rows():
-    real = self_contact.SelfSurface.rows
+    rows, edge_rows = self_contact.SelfSurface.rows, self_contact.SelfSurface.edge_rows
 
-    def rows(self, *args, **kwargs):
+    def timed_rows(self, *args, **kwargs):
         t0 = time.perf_counter()
         try:
-            return real(self, *args, **kwargs)
+            return rows(self, *args, **kwargs)
         finally:
             SELF_SECONDS.append(time.perf_counter() - t0)
-    self_contact.SelfSurface.rows = rows
+
+    def timed_edge_rows(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return edge_rows(self, *args, **kwargs)
+        finally:
+            SELF_SECONDS[-1] += time.perf_counter() - t0
+    self_contact.SelfSurface.rows = timed_rows
+    self_contact.SelfSurface.edge_rows = timed_edge_rows
 
 
 def bunny_world(path, self_collision, height):

@@ -9,7 +9,8 @@ pair of edges is a row over the 8 nodes of the first edge's two points and, nega
 pushes the two edges apart. Sharp edges only: with every render edge of the first body, a block's bottom edges
 crossing a soft slab's face diagonals held it on the slab at μ = 0.2 (it should slide at the Coulomb
 acceleration), and an edge pressing into a flat face is met by that face's contact points. Like the collider edge
-rows they are frictionless (the body's friction comes from its vertex rows beside them).
+rows they are frictionless (the body's friction comes from its vertex rows beside them). A self-colliding body's sharp
+edges meet each other the same way (core.contact.self_edges).
 """
 import numpy as np
 
@@ -32,8 +33,7 @@ class BodyEdges:
         self.first, self.count, self.mine, self.faces, self.bvh, self.used = [], [], [], [], [], []
         for b, s in enumerate(surfaces):
             rest = s.rest[:s.num_render_points]
-            fe, fa = feature_edges(rest, s.render_triangles, closed=s.closed) if len(s.render_triangles) else (
-                np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64))
+            fe, fa = sharp_edges(s)
             render = np.flatnonzero(edge_body == b)
             sharp = np.isin(edge_keys(lay["edges"][render] - poffs[b]), edge_keys(fe))
             self.first.append(int(poffs[b]))
@@ -41,7 +41,30 @@ class BodyEdges:
             self.mine.append(render[sharp])
             self.faces.append(fa)
             self.bvh.append(EdgeBVH(rest, fe) if len(fe) else None)
-            self.used.append(np.unique(np.concatenate([fe.ravel(), s.render_triangles[fa[fa >= 0]].ravel()])))
+            self.used.append(edge_points_used(s, fe, fa))
+
+
+def sharp_edges(surface):
+    """A BodySurface's sharp render edges (F,2) and their two render triangles (F,2; −1: two-sided), from its rest
+    shape (core.contact.edges.feature_edges)."""
+    if not len(surface.render_triangles):
+        return np.zeros((0, 2), np.int64), np.zeros((0, 2), np.int64)
+    return feature_edges(surface.rest[:surface.num_render_points], surface.render_triangles, closed=surface.closed)
+
+
+def edge_points_used(surface, edges, faces):
+    """The render points an edge detection reads: the edges' and their triangles'."""
+    return np.unique(np.concatenate([edges.ravel(), surface.render_triangles[faces[faces >= 0]].ravel()]))
+
+
+def edge_points(lay, first, count, used, x0, v, dt):
+    """A body's `count` render points (its first in the layout: first) at the start and end of the motion x0 + dt v,
+    those in `used` only (zeros elsewhere)."""
+    pts = first + used
+    p0, p1 = np.zeros((count, 3)), np.zeros((count, 3))
+    p0[used] = point_positions(x0, lay["nodes"][pts], lay["weights"][pts], 0.0, v)
+    p1[used] = point_positions(x0, lay["nodes"][pts], lay["weights"][pts], dt, v)
+    return p0, p1
 
 
 def body_edge_rows(lay, surfaces, edges, x0, v, dt, thickness, margin, search_depth, max_per_edge):
@@ -50,19 +73,12 @@ def body_edge_rows(lay, surfaces, edges, x0, v, dt, thickness, margin, search_de
     boxes meet (grown by thickness, margin and search_depth)."""
     pad = thickness + margin + search_depth
     boxes = body_boxes(lay["offsets"], x0, x0 + dt * v, lay["body_grow"], pad)
-    nodes, weights = lay["nodes"], lay["weights"]
     rows = []
     positions = {}
 
     def at(b):
-        """Body b's render points at the start and end of the motion (those the detection reads; zeros elsewhere)."""
         if b not in positions:
-            used = edges.used[b]
-            pts = edges.first[b] + used
-            p0, p1 = np.zeros((edges.count[b], 3)), np.zeros((edges.count[b], 3))
-            p0[used] = point_positions(x0, nodes[pts], weights[pts], 0.0, v)
-            p1[used] = point_positions(x0, nodes[pts], weights[pts], dt, v)
-            positions[b] = p0, p1
+            positions[b] = edge_points(lay, edges.first[b], edges.count[b], edges.used[b], x0, v, dt)
         return positions[b]
 
     for a in range(len(surfaces)):
@@ -77,16 +93,21 @@ def body_edge_rows(lay, surfaces, edges, x0, v, dt, thickness, margin, search_de
             ec = edge_contacts(lay["edges"][mine] - edges.first[a], a0, a1, edges.bvh[b], b0, b1, thickness, margin,
                                search_depth, faces=edges.faces[b], triangles=surfaces[b].render_triangles,
                                max_per_edge=max_per_edge)
-            if not len(ec):
-                continue
-            n = len(ec)
-            node = np.full((n, 2 * EDGE_STENCIL), -1, np.int64)
-            coef = np.zeros((n, 2 * EDGE_STENCIL))
-            node[:, :EDGE_STENCIL], coef[:, :EDGE_STENCIL] = edge_stencil(ec.points + edges.first[a], ec.s, nodes,
-                                                                          weights)
-            theirs, their_coef = edge_stencil(ec.other_points + edges.first[b], ec.t, nodes, weights)
-            node[:, EDGE_STENCIL:], coef[:, EDGE_STENCIL:] = theirs, -their_coef
-            point = len(nodes) + mine[ec.edge]
-            rows.append((EdgeRowSet(point, np.ascontiguousarray(ec.normal), ec.gap), node, coef, np.zeros((n, 3)),
-                         np.zeros(n), np.full(n, -1, np.int64), np.full(n, b, np.int64)))
+            if len(ec):
+                rows.append(edge_row_tuple(lay, ec, edges.first[a], edges.first[b], mine[ec.edge], b))
     return rows
+
+
+def edge_row_tuple(lay, ec, first, their_first, layout_edge, other):
+    """The row tuple (as the stage's _gather makes them) of the edge contacts ec, whose edges' points are numbered from
+    first and their other edges' from their_first in the layout (layout_edge: the body edges' layout ids), against
+    body `other`: each row over the 8 nodes of the edge's two points and, negated, the other edge's 8."""
+    nodes, weights = lay["nodes"], lay["weights"]
+    n = len(ec)
+    node = np.full((n, 2 * EDGE_STENCIL), -1, np.int64)
+    coef = np.zeros((n, 2 * EDGE_STENCIL))
+    node[:, :EDGE_STENCIL], coef[:, :EDGE_STENCIL] = edge_stencil(ec.points + first, ec.s, nodes, weights)
+    theirs, their_coef = edge_stencil(ec.other_points + their_first, ec.t, nodes, weights)
+    node[:, EDGE_STENCIL:], coef[:, EDGE_STENCIL:] = theirs, -their_coef
+    return (EdgeRowSet(len(nodes) + layout_edge, np.ascontiguousarray(ec.normal), ec.gap), node, coef,
+            np.zeros((n, 3)), np.zeros(n), np.full(n, -1, np.int64), np.full(n, other, np.int64))

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
-from .detect import take_slot, triangle_normal
+from .detect import excluded, take_slot, triangle_normal
 from .segments import closest_at, pair_offsets, segment_closest
 
 CANDIDATES = 1024   # other edges near a block of body edges (beyond: each edge queries the BVH itself)
@@ -61,12 +61,14 @@ def near_blocks(edges, p0, p1, left, right, start, count, order, lo, hi, near):
 
 @njit(cache=True, parallel=True)
 def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, right, start, count, order, lo,
-                 hi, thickness, margin, search_depth, side_hint, hint_source, other_source, slot_count, slot_other,
-                 slot_s, slot_t, slot_n, slot_gap):
+                 hi, thickness, margin, search_depth, side_hint, hint_source, other_source, self_pairs, skip_ptr, skip,
+                 slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap):
     """Fill up to K edge–edge contacts per body edge of the given blocks (near_blocks): body edge
     blocks[b]·BLOCK + k has row b·BLOCK + k of slot_count (R,) (zeros on entry: how many) and slot_* (R,K,...)
     (its first slot_count of them; the rest is left unwritten). side_hint (E,3), or (0,3) for none; a body edge's
-    hint tells only of the other edges of its surface: hint_source (E,) against other_source (F,).
+    hint tells only of the other edges of its surface: hint_source (E,) against other_source (F,). self_pairs: the
+    body edges are the other edges (one body against itself): a pair is tested once (other edge after the body edge)
+    and not when in the body edge's sorted exclusion list (skip_ptr (E+1,), skip; core.contact.self_edges).
 
     For a body edge and a candidate other edge (from the BVH, whose boxes must be refit with pad
     thickness + margin + search_depth), the closest points (s, t) at the start of the step give the
@@ -146,6 +148,8 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                 used = 0
                 for j in range(nfound):
                     o = ecand[j]
+                    if self_pairs and (o <= i or excluded(skip_ptr, skip, i, o)):
+                        continue
                     hinted = has_hint and hint_source[i] == other_source[o]
                     ic, id_ = other_edges[o, 0], other_edges[o, 1]
                     cx0, cy0, cz0 = v0[ic, 0], v0[ic, 1], v0[ic, 2]

@@ -165,7 +165,7 @@ class EdgeContacts:
 
 
 def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=0.0, side_hint=None,
-                  faces=None, triangles=None, max_per_edge=4, hint_source=None, other_source=None):
+                  faces=None, triangles=None, max_per_edge=4, hint_source=None, other_source=None, exclude=None):
     """Edge–edge contacts of a body's edges against `other` (an EdgeBVH) over one step.
 
     edges (E,2) point ids into p0/p1 (P,3), the body's points at the start and predicted end of the step;
@@ -176,7 +176,9 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     within search_depth + thickness, tells the side without faces; faces (F,2) and triangles: from
     feature_edges for a closed collider (ids −1 or None: two-sided). hint_source (E,) and other_source (F,): the
     surfaces the hints came from and the other edges are on (a hint tells only of its own surface; None: every
-    hint counts). Keeps the max_per_edge most violated pairs per body edge. Returns EdgeContacts.
+    hint counts). exclude (ptr, excl), for a body against itself: `edges` are other's edges and p0/p1 are v0/v1; each
+    pair is tested once (the body edge first), and not when in the body edge's exclusion list (CSR, sorted). Keeps the
+    max_per_edge most violated pairs per body edge. Returns EdgeContacts.
     """
     edges = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
     p0 = np.ascontiguousarray(p0, dtype=np.float64)
@@ -202,6 +204,9 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     if ((len(edges) and (edges.min() < 0 or edges.max() >= len(p0))) or (nf and faces.max() >= len(triangles))
             or (len(triangles) and (triangles.min() < 0 or triangles.max() >= len(v0)))):
         raise InvalidInputError("edge_contacts: edges, faces or triangles index out of range")
+    skip = (np.zeros(len(edges) + 1, np.int64), np.zeros(0, np.int64)) if exclude is None else exclude
+    if exclude is not None and (len(edges) != nf or len(skip[0]) != nf + 1):
+        raise InvalidInputError("edge_contacts: a body against itself needs its own edges and one exclusion list each")
     other.refit(v0, v1, thick + margin + search_depth)
     b = other.bvh
     near = np.empty((len(edges) + BLOCK - 1) // BLOCK, np.bool_)
@@ -218,7 +223,7 @@ def edge_contacts(edges, p0, p1, other, v0, v1, thickness, margin, search_depth=
     slot_gap = np.empty((rows, K))
     detect_edges(edges, blocks, p0, p1, other.edges, faces, triangles, v0, v1, b.left, b.right, b.start, b.count,
                  b.order, b.lo, b.hi, thick, float(margin), float(search_depth), side_hint, hint_source, other_source,
-                 slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
+                 exclude is not None, *skip, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
     edge_of_row = (blocks[:, None] * BLOCK + np.arange(BLOCK)).ravel()
     return EdgeContacts(edges, other.edges, edge_of_row, slot_count, slot_other, slot_s, slot_t, slot_n, slot_gap)
 

@@ -8,7 +8,7 @@ lies on them, or is closer to them than one triangle's size): their planes pass 
 against them would hold the surface's own bends open. The rest distance is the straight-line distance, which is at
 most the distance along the surface, so everything nearer along the surface than the radius is excluded too. The
 excluded pairs are found once per body (self_exclusions, a numba kernel over a BVH of the rest triangles) and kept as
-a sorted list per point (CSR).
+a sorted list per point (CSR). A body's sharp edges meet each other by the same rule (core.contact.self_edges).
 
 The side. A closed body's own surface puts every point behind some of its triangles (the bottom of a bar lies behind
 its top), so "the nearest triangle behind the point holds it inside" does not apply to self contact. A point meets
@@ -35,6 +35,7 @@ from .detect import CANDIDATES, CHUNK, vertex_rows
 from .row_sets import STENCIL, Candidates
 from .self_cull import Clusters
 from .self_detect import detect_pairs, detect_self, drift, reference_pairs
+from .self_edges import SelfEdges
 from .sides import OPEN_DEPTH, body_source
 from .surface import point_positions
 from .triangle import closest_point_barycentric
@@ -124,7 +125,7 @@ class SelfSurface:
     samples) with their stencils, its triangles (the layout's triangles tri_slice; tris: over its own points), their
     BVH and its clusters (core.contact.self_cull), its exclusions (ptr, excl) and whether it is closed (one-sided)."""
 
-    def __init__(self, body, first, count, tri_slice, lay, surface):
+    def __init__(self, body, first, count, tri_slice, lay, surface, thickness):
         self.body, self.first, self.count, self.tri_slice = body, int(first), int(count), tri_slice
         self.tris_global = np.ascontiguousarray(lay["tris"][tri_slice], dtype=np.int64)
         self.tris = np.ascontiguousarray(self.tris_global - self.first)
@@ -140,7 +141,10 @@ class SelfSurface:
         self.clusters = Clusters(self.bvh, surface.rest) if len(self.tris) else None
         self.node_range = (int(lay["offsets"][body]), int(lay["offsets"][body + 1]))
         self.spread = float(np.abs(self.weights).sum(axis=1).max(initial=1.0))
+        self.edges = SelfEdges(lay, surface, body, first, exclusion_radius(surface.rest, surface.render_triangles,
+                                                                           thickness))
         self.reference = None   # the pair list of an earlier step (see rows and _take_reference)
+        self.bound = None        # the reference's bound of the last detection (see rows); None: no reference
         self.margin = 0.0        # the margin of the last detection (see rows)
         self.wait = 0            # steps before the next try to take a reference (see _take_reference)
 
@@ -166,18 +170,19 @@ class SelfSurface:
         if self.bvh is None:
             return None
         n0, n1 = self.node_range
-        own = v[n0:n1] - v[n0:n1].mean(axis=0)
+        v = self.relative(v)
+        own = v[n0:n1]
         travel = dt * float(np.sqrt(np.max(np.einsum("nd,nd->n", own, own), initial=0.0)))
         margin = min(margin, least_margin + min(travel, REACH * tau))
         self.margin = margin
-        v = v.copy()
-        v[n0:n1] = own
         ends = x0[n0:n1], x0[n0:n1] + dt * v[n0:n1]
         pad = tau + margin + (0.0 if self.closed else OPEN_DEPTH)
+        self.bound = None
         if self.reference is not None:
             reach = self._within_reach(ends, pad)
             if reach is not None:
-                ids, bound = reach
+                ids, self.bound = reach
+                bound = self.bound
                 if not len(ids):
                     return None
                 slots = self._slots(len(ids), max_per_point)
@@ -202,6 +207,21 @@ class SelfSurface:
             found = self._rows(lay, ids, slots, mu)
         self._take_reference(ends, p0, tau, pad)
         return found
+
+    def edge_rows(self, lay, x0, v, dt, tau, max_per_edge):
+        """The row tuple of the body's sharp edges against each other (core.contact.self_edges) over the motion
+        x0 + dt v (all nodes) within the margin of the last rows (call after them), or None: none, or none can touch
+        (the reference's bound)."""
+        if not len(self.edges.edges) or (self.bound is not None and self.edges.clearance > self.bound):
+            return None
+        return self.edges.rows(lay, x0, self.relative(v), dt, tau, self.margin, max_per_edge)
+
+    def relative(self, v):
+        """The node velocities v (all bodies') with this body's own less their mean: its moving frame (see rows)."""
+        n0, n1 = self.node_range
+        v = v.copy()
+        v[n0:n1] -= v[n0:n1].mean(axis=0)
+        return v
 
     def strayed(self, v, guess, dt):
         """Whether the solved velocities v may have brought two of the body's points closer than the detection along
@@ -260,6 +280,7 @@ class SelfSurface:
             self.wait = REFERENCE_RETRY
             return
         self.reference = reference
+        self.edges.take_reference(p0, tau + slack)
 
     def pair_list(self, x, p, reach):
         """A reference taken at the node positions x (render points p): ((x, the points ordered by clearance, their
@@ -278,13 +299,14 @@ class SelfSurface:
         return (np.ascontiguousarray(x).copy(), order, clearance[order]), ptr, tri, dist
 
 
-def self_surfaces(lay, surfaces):
-    """A SelfSurface per body with self collision on (and triangles) in the layout `lay` of `surfaces`."""
+def self_surfaces(lay, surfaces, thickness):
+    """A SelfSurface per body with self collision on (and triangles) in the layout `lay` of `surfaces`, for the contact
+    thickness `thickness`."""
     poffs = np.concatenate([[0], np.cumsum([len(s) for s in surfaces])])
     toffs = np.concatenate([[0], np.cumsum([len(s.triangles) for s in surfaces])])
     out = []
     for b, s in enumerate(surfaces):
         if s.self_collision and len(s.triangles):
             sl = slice(int(toffs[b]), int(toffs[b + 1]))
-            out.append(SelfSurface(b, poffs[b], len(s), sl, lay, s))
+            out.append(SelfSurface(b, poffs[b], len(s), sl, lay, s, thickness))
     return out

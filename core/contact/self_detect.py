@@ -7,24 +7,11 @@ import numpy as np
 
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
-from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, keep_slot, triangle_normal
+from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, excluded, keep_slot, triangle_normal
 from .self_cull import CONE_LIMIT, TRIANGLE, triangle_cone, union_angle, union_of
 from .sides import OPEN_DEPTH
 from .surface import embed_swept
 from .triangle import closest_point_barycentric, plane_barycentric
-
-@njit(cache=True, inline="always")
-def excluded(ptr, excl, p, t):
-    """Whether triangle t is in point p's sorted exclusion list."""
-    lo, hi = ptr[p], ptr[p + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if excl[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < ptr[p + 1] and excl[lo] == t
-
 
 @njit(cache=True, inline="always")
 def _meet(q0, q1, closed, tau, margin, hinted, hx, hy, hz):

@@ -155,7 +155,7 @@ class ContactStage:
             raise InvalidInputError(f"{len(node_counts)} bodies given, {len(self.surfaces)} registered")
         if self._layout is None or self._layout["num_nodes"] != node_counts:
             self._layout = build_layout(self.surfaces, node_counts, self.settings.body_thickness)
-            self._layout["self"] = self_surfaces(self._layout, self.surfaces)
+            self._layout["self"] = self_surfaces(self._layout, self.surfaces, self.settings.body_thickness)
             n = self._layout["num_points"]
             self._sides = SideHints(n, len(self._layout["nodes"]))
             self._sides_checked = False
@@ -195,18 +195,18 @@ class ContactStage:
         rows, near_colliders = self._gather(x0, v, dt, frac0, frac1, margin)
         if near_colliders:
             rows += self._edge_rows(x0, v, dt, frac0, frac1, margin, rows)
-        if self.settings.edge_contacts and len(self.surfaces) > 1:
-            lay = self._layout
+        lay, st = self._layout, self.settings
+        if st.edge_contacts and len(self.surfaces) > 1:
             if "body_edges" not in lay:
                 lay["body_edges"] = BodyEdges(lay, self.surfaces)
-            rows += body_edge_rows(lay, self.surfaces, lay["body_edges"], x0, v, dt, self.settings.body_thickness,
-                                   margin, self.settings.search_depth, self.settings.max_contacts_per_point)
-        for own in self._layout["self"]:   # self contacts: rows against the point's own body
-            found = own.rows(self._layout, self._sides, x0, v, dt, self.settings.body_thickness, margin,
-                             self.settings.margin, self.settings.max_contacts_per_point,
-                             self.surfaces[own.body].friction)
-            if found is not None:
-                rows.append(found)
+            rows += body_edge_rows(lay, self.surfaces, lay["body_edges"], x0, v, dt, st.body_thickness, margin,
+                                   st.search_depth, st.max_contacts_per_point)
+        for own in lay["self"]:   # self contacts: rows against the point's own body, its vertices' then its edges'
+            found = [own.rows(lay, self._sides, x0, v, dt, st.body_thickness, margin, st.margin,
+                              st.max_contacts_per_point, self.surfaces[own.body].friction)]
+            if st.edge_contacts:
+                found.append(own.edge_rows(lay, x0, v, dt, st.body_thickness, st.max_contacts_per_point))
+            rows += [f for f in found if f is not None]
         # each set's stencil is as wide as its rows need: 4 against a collider, an edge row's 8, 16 body–body
         return concat_rows(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 

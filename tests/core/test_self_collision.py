@@ -6,7 +6,7 @@ import pytest
 from scipy.spatial import cKDTree
 
 import core
-from contact_scenes import box_surface, plane
+from contact_scenes import box_surface, depth_inside, plane, turn
 from core.contact.row_kernels import fold_diagonal
 from core.contact.surface import point_positions
 import core.contact.self_contact as self_contact
@@ -59,6 +59,7 @@ def test_self_rows_are_the_same_in_a_moving_frame_and_by_either_choice_of_pairs(
                         lambda own, lay, sides, x0, v, *a: calls.append((own, lay, sides, x0.copy(), v.copy(), a))
                         or real(own, lay, sides, x0, v, *a))
     world, _, _, _, press = squeezed_u_world(True, DT)
+    world.contact_settings.edge_contacts = False   # (vertex rows only: the edges' rows would hold the arms apart)
     for k in range(66):
         press(k)
         world.step(DT)
@@ -240,3 +241,56 @@ def test_a_stencil_naming_a_node_twice_adds_its_summed_coefficient_to_the_diagon
     assert np.allclose(pinv[0], np.eye(3))               # 0.3 − 0.3: nothing added on node 0
     assert np.allclose(pinv[1], np.eye(3) / 1.5)          # 1 + 0.25 × 2
     assert np.allclose(pinv[2], np.eye(3) / 3.0)          # 1 + 1 × 2
+
+
+@pytest.mark.parametrize("edges", [True, False])
+def test_two_cubes_of_one_body_meeting_edge_across_edge_do_not_cut_into_each_other(edges):
+    """One body of two 20 cm cubes (8 vertices each), the lower turned 45° about x and the upper about y, 35 cm apart
+    (beyond the exclusion radius, the cubes' 28 cm face diagonal) and closing at 1 m/s edge across edge, no gravity:
+    no vertex comes near the other cube's faces, so only self edge–edge rows hold them apart."""
+    w = core.World(gravity=(0.0, 0.0, 0.0), settings=core.SolverSettings(cg_iterations=50))
+    w.contact_settings.edge_contacts = edges
+    v, t = box_surface((-0.1, -0.1, -0.1), (0.1, 0.1, 0.1))
+    lower, upper = v @ turn("x", np.pi / 4).T, v @ turn("y", np.pi / 4).T + [0.0, 0.0, 0.6428]
+    tm = core.tetrahedralize(np.concatenate([lower, upper]), np.concatenate([t, t + 8]), resolution=12, mode="cage")
+    body = w.add_body(tm, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0,
+                                        damping_stiffness=0.001, friction=0.5), self_collision=True)
+    top = body.x[:, 2] > 0.32   # the upper cube's nodes: the cubes are 35 cm apart, no cell holds both
+    body.v = np.where(top[:, None], [0.0, 0.0, -0.5], [0.0, 0.0, 0.5])
+    deepest, touched = 0.0, 0
+    for _ in range(60):
+        w.step(1 / 96)
+        p = tm.embedding.positions(body.x)
+        deepest = max(deepest, depth_inside(p[:8], p[8:], t), depth_inside(p[8:], p[:8], t))
+        touched = max(touched, int(np.sum((w.contacts.body == 0) & (w.contacts.other_body == 0))))
+    if not edges:   # without them the edges cut 37 mm into the other cube: the check sees it
+        assert deepest > 0.01
+        return
+    assert deepest < 1e-3, f"{deepest * 1e3:.1f} mm deep"
+    assert touched > 0   # self contacts, reported with other_body == body
+    assert body.v[top, 2].mean() > 0.1   # and they part
+
+
+def test_the_self_edge_exclusion_rule_drops_neighbours_and_keeps_edges_across_the_body():
+    """A subdivided 1 m × 0.1 m × 0.1 m bar's sharp edges: a pair that shares a point or lies within the larger exclusion
+    radius of its points is excluded, both ways; the edges along the bar's opposite long sides, 0.14 m apart, are far
+    along the bar from each other's ends and kept."""
+    from core.contact.edges import feature_edges
+    from core.contact.segments import segment_closest
+    from core.contact.self_edges import self_edge_exclusions
+    v, f = bar(0.05, n=(20, 2, 2))
+    fe, _ = feature_edges(v, f, closed=True)
+    radius = exclusion_radius(v, f, 0.005)
+    ptr, excl = self_edge_exclusions(v, fe, radius)
+    pairs = {(i, int(j)) for i in range(len(fe)) for j in excl[ptr[i]:ptr[i + 1]]}
+    assert all((j, i) in pairs for i, j in pairs)
+    for i in range(len(fe)):
+        for j in range(len(fe)):
+            if i == j:
+                continue
+            a, b, c, d = v[fe[i, 0]], v[fe[i, 1]], v[fe[j, 0]], v[fe[j, 1]]
+            s, u = segment_closest(*a, *b, *c, *d)
+            dist = np.linalg.norm(a + s * (b - a) - c - u * (d - c))
+            near = len({*fe[i]} & {*fe[j]}) > 0 or dist < max(radius[fe[i]].max(), radius[fe[j]].max())
+            assert ((i, j) in pairs) == near
+    assert len(pairs) < len(fe) * (len(fe) - 1)   # not everything
