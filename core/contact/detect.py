@@ -18,19 +18,6 @@ HINT_COSINE = 0.5
 
 
 @njit(cache=True, inline="always")
-def excluded(ptr, excl, p, t):
-    """Whether item t is in p's sorted exclusion list (CSR: ptr, excl)."""
-    lo, hi = ptr[p], ptr[p + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if excl[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < ptr[p + 1] and excl[lo] == t
-
-
-@njit(cache=True, inline="always")
 def take_slot(score, used, sc):
     """The slot a candidate of score sc (lower: more urgent) takes when the best score.shape[0] are kept and
     `used` slots are filled: the next free one, else the one of the worst kept if sc beats it, else −1; sc is

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
-from .detect import excluded, take_slot, triangle_normal
+from ..csr import csr_find
+from .detect import take_slot, triangle_normal
 from .segments import closest_at, pair_offsets, segment_closest
 
 CANDIDATES = 1024   # other edges near a block of body edges (beyond: each edge queries the BVH itself)
@@ -148,7 +149,7 @@ def detect_edges(edges, blocks, p0, p1, other_edges, faces, tris, v0, v1, left, 
                 used = 0
                 for j in range(nfound):
                     o = ecand[j]
-                    if self_pairs and (o <= i or excluded(skip_ptr, skip, i, o)):
+                    if self_pairs and (o <= i or csr_find(skip_ptr, skip, i, o) >= 0):
                         continue
                     hinted = has_hint and hint_source[i] == other_source[o]
                     ic, id_ = other_edges[o, 0], other_edges[o, 1]

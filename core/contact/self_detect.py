@@ -7,7 +7,8 @@ import numpy as np
 
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
-from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, excluded, keep_slot, triangle_normal
+from ..csr import csr_find
+from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, keep_slot, triangle_normal
 from .self_cull import CONE_LIMIT, TRIANGLE, triangle_cone, union_angle, union_of
 from .sides import OPEN_DEPTH
 from .surface import embed_swept
@@ -132,7 +133,7 @@ def detect_self(ids, p0, p1, tris, ptr, excl, closed, tau, margin, hint, hint_so
                 if cull and union_angle(ax, ay, az, alpha, tri_axis[t, 0], tri_axis[t, 1], tri_axis[t, 2],
                                         tri_angle[t]) < CONE_LIMIT:
                     continue
-                if tris[t, 0] == i or tris[t, 1] == i or tris[t, 2] == i or excluded(ptr, excl, i, t):
+                if tris[t, 0] == i or tris[t, 1] == i or tris[t, 2] == i or csr_find(ptr, excl, i, t) >= 0:
                     continue
                 _load(p0, p1, i, tris, t, q0, q1)
                 met, u, v, w, nx, ny, nz, H0, sc = _meet(q0, q1, closed, tau, margin, hinted, hint[i, 0],
@@ -209,7 +210,7 @@ def reference_pairs(p, tris, ptr, excl, reach, left, right, start, count, order,
             for j in range(found):
                 t = cand[j]
                 a, b, c = tris[t, 0], tris[t, 1], tris[t, 2]
-                if a == i or b == i or c == i or excluded(ptr, excl, i, t):
+                if a == i or b == i or c == i or csr_find(ptr, excl, i, t) >= 0:
                     continue
                 u, v, w = closest_point_barycentric(px, py, pz, p[a, 0], p[a, 1], p[a, 2], p[b, 0], p[b, 1],
                                                     p[b, 2], p[c, 0], p[c, 1], p[c, 2])

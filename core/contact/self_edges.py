@@ -14,7 +14,8 @@ import numpy as np
 from ..jit import njit, prange
 from .body_edges import edge_points, edge_points_used, edge_row_tuple, sharp_edges
 from .bvh import STACK_SIZE, BVH, query_box
-from .detect import CANDIDATES, CHUNK, excluded
+from ..csr import csr_find
+from .detect import CANDIDATES, CHUNK
 from .edges import EdgeBVH, edge_contacts, edge_keys
 from .segments import closest_at
 
@@ -78,7 +79,7 @@ def _least_distances(p, edges, skip_ptr, skip, left, right, start, count, order,
                 found = query_box(x0, y0, z0, x1, y1, z1, left, right, start, count, order, lo, hi, stack, cand)
             for j in range(found):
                 o = cand[j]
-                if o <= e or excluded(skip_ptr, skip, e, o):
+                if o <= e or csr_find(skip_ptr, skip, e, o) >= 0:
                     continue
                 d = closest_at(0.0, p, p, a, b, p, p, edges[o, 0], edges[o, 1])[2]
                 if d < least[e]:

@@ -3,6 +3,7 @@ fine matrix with its contact rows' curvature blocks, block sparse products and t
 Galerkin coarse operator Pᵀ A P."""
 import numpy as np
 
+from ..csr import csr_find
 from ..jit import get_num_threads, njit, prange
 
 
@@ -38,26 +39,13 @@ def body_matrix(row_ptr, col, data, free, n0, n1, node, coef, kb):
                 if j < 0 or j >= n or free[n0 + j] == 0.0:
                     continue
                 w = coef[blk, s] * coef[blk, t]
-                q = _find(out_ptr, out_col, i, j)
+                q = csr_find(out_ptr, out_col, i, j)
                 if q < 0:
                     q, w = diag[i], abs(w)
                 for a in range(3):
                     for b in range(3):
                         out[q, a, b] += w * kb[blk, a, b]
     return out_ptr, out_col, out, diag
-
-
-@njit(cache=True)
-def _find(row_ptr, col, i, j):
-    """The index of block (i, j) in a block-CSR matrix with sorted rows, or −1."""
-    lo, hi = row_ptr[i], row_ptr[i + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if col[mid] < j:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo if lo < row_ptr[i + 1] and col[lo] == j else -1
 
 
 @njit(cache=True)
@@ -177,7 +165,7 @@ def smoothed_prolongator(at_ptr, at_col, at_data, dinv, agg, t, omega):
                         acc += dinv[i, x, z] * at_data[q, z, y]
                     data[q, x, y] = -omega * acc
         if agg[i] >= 0:
-            q = _find(at_ptr, at_col, i, agg[i])
+            q = csr_find(at_ptr, at_col, i, agg[i])
             for x in range(bs):
                 for y in range(k):
                     data[q, x, y] += t[i, x, y]
@@ -206,5 +194,5 @@ def diagonal_indices(row_ptr, col):
     n = row_ptr.shape[0] - 1
     out = np.empty(n, np.int64)
     for i in range(n):
-        out[i] = _find(row_ptr, col, i, i)
+        out[i] = csr_find(row_ptr, col, i, i)
     return out
