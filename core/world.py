@@ -314,8 +314,9 @@ class World:
         """The step with contact as one problem: detect once along the motion predicted under gravity (pins moving to
         their targets) out to the margin plus the step's predicted travel, solve the implicit step with the contact rows
         (core.contact.problem), and where the solved motion strayed from the predicted by more than that (a body at
-        rest strays by a step's fall under gravity, within it), check it once for contacts the rows lack and solve
-        again with them; record the contacts."""
+        rest strays by a step's fall under gravity, within it), check it once for contacts the rows lack (by the
+        detections whose check fired: against colliders and other bodies, or a body's own) and solve again with them;
+        record the contacts."""
         guess = backup.v.copy()
         add_rows(guess, None, dt * self._gravity)
         guess[held] = (target[held] - backup.x[held]) / dt
@@ -329,11 +330,13 @@ class World:
             stiff_for_jacobi(b.material, edge, dt) for b, edge in zip(self.bodies, self._edges))
         stats = self._implicit_step(dt, backup, target, held, contact=problem, contact_multigrid=vcycle)
         checks = 0
-        if self._strayed(guess, dt) >= margin or self._contact.self_strayed(self._state.v, guess, dt):
+        strayed = self._strayed(guess, dt) >= margin
+        selves = self._contact.self_strayed(self._state.v, guess, dt)
+        if strayed or selves:
             checks = 1
             with solver_threads(self._model.num_tets):
                 new = self._contact.problem(backup.x, self._state.v, dt, counts, 0.0,
-                                            exclude=None if problem is None else problem.key)
+                                            exclude=None if problem is None else problem.key, recheck=(strayed, selves))
             if new is not None:
                 if problem is None:
                     problem = new

@@ -188,20 +188,25 @@ class ContactStage:
                                   self._sides.hint[len(lay["nodes"]):], self._sides.source[len(lay["nodes"]):], rows,
                                   self.settings.max_contacts_per_point, EDGE_STENCIL)
 
-    def _rows(self, x0, v, dt, frac0, frac1, margin=None):
+    def _rows(self, x0, v, dt, frac0, frac1, margin=None, recheck=None):
         """The contact rows of the motion x0 + dt v (see _gather) within `margin` (default settings.margin), stencils
-        as wide as the widest row needs."""
+        as wide as the widest row needs. recheck, for a second detection of a step: (whether the check of the rows
+        against colliders and other bodies fired, the bodies whose own check fired); only those detections run (the
+        others' rows already hold every contact of the solved motion)."""
         margin = self.settings.margin if margin is None else margin
-        rows, near_colliders = self._gather(x0, v, dt, frac0, frac1, margin)
+        lay, st = self._layout, self.settings
+        world = recheck is None or recheck[0]
+        rows, near_colliders = self._gather(x0, v, dt, frac0, frac1, margin) if world else ([], False)
         if near_colliders:
             rows += self._edge_rows(x0, v, dt, frac0, frac1, margin, rows)
-        lay, st = self._layout, self.settings
-        if st.edge_contacts and len(self.surfaces) > 1:
+        if world and st.edge_contacts and len(self.surfaces) > 1:
             if "body_edges" not in lay:
                 lay["body_edges"] = BodyEdges(lay, self.surfaces)
             rows += body_edge_rows(lay, self.surfaces, lay["body_edges"], x0, v, dt, st.body_thickness, margin,
                                    st.search_depth, st.max_contacts_per_point)
         for own in lay["self"]:   # self contacts: rows against the point's own body, its vertices' then its edges'
+            if recheck is not None and own.body not in recheck[1]:
+                continue
             found = [own.rows(lay, self._sides, x0, v, dt, st.body_thickness, margin, st.margin,
                               st.max_contacts_per_point, self.surfaces[own.body].friction)]
             if st.edge_contacts:
@@ -211,14 +216,15 @@ class ContactStage:
         return concat_rows(rows, max([r[1].shape[1] for r in rows if len(r[0].point)], default=4))
 
     # -- one problem (core.contact.problem) ----------------------------------------------------------
-    def problem(self, x0, v, dt, node_counts, margin, frac0=0.0, frac1=1.0, exclude=None):
+    def problem(self, x0, v, dt, node_counts, margin, frac0=0.0, frac1=1.0, exclude=None, recheck=None):
         """The contact rows of the motion x0 + dt v (all bodies' nodes) within `margin` (m) as a ContactProblem, one
         per point, surface and direction (core.contact.problem.distinct_rows), but those whose key is in `exclude` (a
-        ContactProblem's keys); None if there are none."""
+        ContactProblem's keys); None if there are none. recheck: see _rows."""
         if self._idle():
             return None
         x0, v = self._start(x0, v, node_counts, frac0)
-        point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1, margin)
+        point, normal, gap, node, coef, move, mu_other, collider, other = self._rows(x0, v, dt, frac0, frac1, margin,
+                                                                                     recheck)
         if len(point):
             key = row_keys(point, collider, other, self._num_sources())
             keep = distinct_rows(key, gap, normal, node, coef)
@@ -246,9 +252,11 @@ class ContactStage:
                                 row_sources(problem.collider, problem.other), problem.gap, two_sided)
 
     def self_strayed(self, v, guess, dt):
-        """Whether the solved velocities v may have closed, on a self-colliding body, a gap the last detection (along
+        """The self-colliding bodies on which the solved velocities v may have closed a gap the last detection (along
         the velocities `guess`) saw as beyond its margin (SelfSurface.strayed)."""
-        return self._layout is not None and any(own.strayed(v, guess, dt) for own in self._layout.get("self", ()))
+        if self._layout is None:
+            return set()
+        return {own.body for own in self._layout.get("self", ()) if own.strayed(v, guess, dt)}
 
     def _start(self, x0, v, node_counts, frac0):
         """Before a step's first detection: the layout for these bodies, the sides of an initial overlap; x0 and v as
