@@ -4,7 +4,6 @@ import math
 import numpy as np
 
 from .errors import InvalidInputError
-from .tetmesh import signed_volumes
 
 # A node moves at most this fraction of its body's cell in one step, at the fastest speed anything has at the frame's
 # start: fast falls and impacts
@@ -13,12 +12,6 @@ TRAVEL = 0.5
 # Euler damps a swing the more, the longer its step, and this bound keeps a landing's swing near the full substeps'
 # (the sweep behind it: benchmarks/RESULTS.md, "Fast by default")
 DEFORM = 0.1
-
-
-def cell_size(mesh):
-    """A tet mesh's cell: the edge of a cube of five of its mean tets (a cage's grid step; a mesh's edge length)."""
-    volume = np.abs(signed_volumes(mesh.nodes, mesh.tets)).mean() if mesh.num_tets else 0.0
-    return float(np.cbrt(5.0 * volume))
 
 
 def frame_substeps(world, frame_time, most, outside_speed=0.0):
@@ -37,7 +30,7 @@ def frame_substeps(world, frame_time, most, outside_speed=0.0):
     for body, sleeping in zip(world.bodies, world.asleep):
         if sleeping:
             continue
-        h = cell_size(body.mesh)
+        h = body.mesh.cell_size
         if not h > 0.0:
             continue
         v = body.v

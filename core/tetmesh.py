@@ -72,6 +72,14 @@ class TetMesh:
     def num_tets(self):
         return len(self.tets)
 
+    @property
+    def cell_size(self):
+        """The mesh's cell: the edge of a cube of five of its mean rest tets (a cage's grid step; a mesh's edge
+        length). Found once: the rest shape does not change."""
+        if getattr(self, "_cell_size", None) is None:
+            self._cell_size = float(np.cbrt(5.0 * np.abs(self.volumes()).mean()))
+        return self._cell_size
+
     def volumes(self, nodes=None):
         """Signed volume per tet at the given node positions (the rest nodes by default)."""
         return signed_volumes(self.nodes if nodes is None else np.asarray(nodes, np.float64), self.tets)

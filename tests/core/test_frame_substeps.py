@@ -8,7 +8,7 @@ import pytest
 
 import core
 from contact_scenes import icosphere
-from core.substeps import DEFORM, TRAVEL, cell_size
+from core.substeps import DEFORM, TRAVEL
 
 FRAME = 1.0 / 24.0
 
@@ -23,12 +23,12 @@ def ball_world(resolution=7):
 def test_a_cage_cell_is_its_grid_step():
     world, ball = ball_world()
     step = ball.mesh.report["cell_size"]
-    assert cell_size(ball.mesh) == pytest.approx(step, rel=0.2)   # outer tets are relaxed toward the surface
+    assert ball.mesh.cell_size == pytest.approx(step, rel=0.2)   # outer tets are relaxed toward the surface
 
 
 def test_calm_is_one_step_and_travel_or_deformation_takes_more_up_to_the_most_asked():
     world, ball = ball_world()
-    h = cell_size(ball.mesh)
+    h = ball.mesh.cell_size
     assert core.frame_substeps(world, FRAME, 4) == 1
     for travel in (0.4, 1.5, 2.5):                               # falling: a node crosses `travel` × TRAVEL cells
         ball.v[:] = (0.0, 0.0, -travel * TRAVEL * h / FRAME)
