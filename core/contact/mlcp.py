@@ -88,7 +88,6 @@ class _Hessian:
 
     def __init__(self, system, free, rows, pinv, multigrid=None):
         self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
-        self.num_bodies = len(system.node_ranges)
         self.region = Region(system, free, rows, pinv, keep=multigrid is None)
         self.weight = np.zeros((len(rows), 3, 3))
         self.curved = np.zeros(0, np.int64)
@@ -109,10 +108,7 @@ class _Hessian:
 
     def apply_a(self, p, out):
         """out = S A p; returns pᵀ out."""
-        acc = 0.0
-        for body in range(self.num_bodies):
-            acc += self.system.apply(p, out, self.free, body)
-        return acc
+        return self.system.apply(p, out, self.free, None)
 
     def apply(self, p, out):
         """out = H p; returns pᵀ out."""
@@ -163,9 +159,9 @@ class Solve:
 def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None,
                   multigrid=None, give=GIVE):
     """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
-    and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body
-    (system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
-    nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
+    and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p on a body's rows (body
+    None: on all; system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 /
+    0.0 (held nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
     change of the friction bound may move a row for the bound to count as settled; max_iterations: Conjugate Gradient
     iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
     None: zero); multigrid(blocks, hinv) -> vcycle(r, z), if given: a V-cycle of H (core.solve.multigrid, the rows'
