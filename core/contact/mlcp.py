@@ -84,7 +84,13 @@ class _Hessian:
     H on the contact region, and elsewhere A's diagonal blocks, or a multigrid V-cycle of H itself (the rows'
     curvatures folded into each body's levels, so bodies pressed together are stiff together on every level).
     Its product runs over the curved rows alone (curved; their curvatures in world coordinates: k): a landing's
-    rows are mostly not pressed yet, and cost nothing there."""
+    rows are mostly not pressed yet, and cost nothing there.
+
+    With multigrid, the region's factors and the V-cycle are those of the curvatures they were built for (built), kept
+    while every row is no stiffer than then (built − W positive semi-definite per row, so H ⪯ H_built): the V-cycle B
+    then still has B H's eigenvalues in (0, 2) where it had them for H_built, and the region's solve undershoots
+    where it was exact, so the symmetric multiplicative Schwarz stays symmetric positive definite. A row pressed
+    anew, a sliding row slowing toward sticking or one stiffened builds them again."""
 
     def __init__(self, system, free, rows, pinv, multigrid=None):
         self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
@@ -93,18 +99,24 @@ class _Hessian:
         self.curved = np.zeros(0, np.int64)
         self.k = np.zeros((len(rows), 3, 3))
         self.vcycle = None
+        self.built = None
         self._work = [np.zeros((len(free), 3)) for _ in range(3)]
 
     def set_weight(self, weight):
         self.weight = weight
         self.curved = curved_rows(weight)
         world_curvatures(self.rows.frame, weight, self.curved, self.k)
+        if self.multigrid is None:
+            self.region.factor(weight, self.curved)
+            return
+        if self.built is not None and _no_stiffer(weight, self.built):
+            return
         self.region.factor(weight, self.curved)
-        if self.multigrid is not None:
-            blocks = _RowBlocks(self.rows, self.curved, self.k)
-            hinv = self.pinv.copy()
-            fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
-            self.vcycle = self.multigrid(blocks, hinv)
+        blocks = _RowBlocks(self.rows, self.curved, self.k)
+        hinv = self.pinv.copy()
+        fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
+        self.vcycle = self.multigrid(blocks, hinv)
+        self.built = weight.copy()
 
     def apply_a(self, p, out):
         """out = S A p; returns pᵀ out."""
@@ -136,6 +148,16 @@ class _Hessian:
         dz[:] = 0.0
         self.region.solve(rest, dz)
         z += dz
+
+
+def _no_stiffer(weight, built):
+    """Whether each row's curvature weight (R,3,3) is at most built's: built − weight positive semi-definite (its least
+    eigenvalue not below −1e-12 of the row's largest built entry: rounding)."""
+    rows = np.flatnonzero(np.any(weight != built, axis=(1, 2)))
+    if not len(rows):
+        return True
+    least = np.linalg.eigvalsh(built[rows] - weight[rows])[:, 0]
+    return bool(np.all(least >= -1e-12 * np.abs(built[rows]).max(axis=(1, 2))))
 
 
 class _RowBlocks:

@@ -72,9 +72,9 @@ def _within(nodes, among):
 
 
 class _Pattern:
-    """H's block pattern on a region's nodes: A's blocks among them and every row's stencil pairs (those A lacks:
-    row_kernels.stencil_pairs), in column-major (CSC) order, with A's values there and the scalar CSC structure;
-    matrix() fills in the rows' curvatures."""
+    """H's block pattern on a region's nodes: A's blocks among them and the stencil pairs (those A lacks:
+    row_kernels.stencil_pairs) of every row whose free nodes are all among them, in column-major (CSC) order, with
+    A's values there and the scalar CSC structure; matrix() fills in the rows' curvatures."""
 
     def __init__(self, system, pinv, rows, free, nodes):
         n = len(nodes)
@@ -96,7 +96,11 @@ class _Pattern:
             a_values = np.linalg.inv(pinv[nodes])
             row_ptr = col = np.zeros(0, np.int64)
         # key = column * n + row: sorted keys are the blocks in CSC order
-        pairs = stencil_pairs(rows.node, self.index, n, row_ptr, col)
+        # the pairs of the rows that can be curved while this pattern serves (Region.factor): those whose free
+        # stencil nodes are all among its nodes (a row reaching past them would have grown the region)
+        node = rows.node
+        past = ((node >= 0) & (self.index[node] < 0) & (free[node] > 0)).any(axis=1)
+        pairs = stencil_pairs(node[~past], self.index, n, row_ptr, col)
         self.keys = np.unique(np.concatenate([a_col * n + a_row, pairs]))
         self.a_values = np.zeros((len(self.keys), 3, 3))
         np.add.at(self.a_values, np.searchsorted(self.keys, a_col * n + a_row), a_values)
