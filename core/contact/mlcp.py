@@ -86,11 +86,12 @@ class _Hessian:
     Its product runs over the curved rows alone (curved; their curvatures in world coordinates: k): a landing's
     rows are mostly not pressed yet, and cost nothing there.
 
-    With multigrid, the region's factors and the V-cycle are those of the curvatures they were built for (built), kept
-    while every row is no stiffer than then (built − W positive semi-definite per row, so H ⪯ H_built): the V-cycle B
-    then still has B H's eigenvalues in (0, 2) where it had them for H_built, and the region's solve undershoots
-    where it was exact, so the symmetric multiplicative Schwarz stays symmetric positive definite. A row pressed
-    anew, a sliding row slowing toward sticking or one stiffened builds them again."""
+    With multigrid, the region's factors and the V-cycle are built for curvatures `built` at least the rows' (each
+    rubbing row's tangent plane at its sticking stiffness k_t, which bounds its sliding curvature), and kept while
+    every row stays within them (built − W positive semi-definite per row, so H ⪯ H_built): the V-cycle B then still
+    has B H's eigenvalues in (0, 2) where it had them for H_built, and the region's solve undershoots where it was
+    exact, so the symmetric multiplicative Schwarz stays symmetric positive definite. A row pressed or rubbing anew,
+    or one stiffened, builds them again."""
 
     def __init__(self, system, free, rows, pinv, multigrid=None):
         self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
@@ -102,7 +103,8 @@ class _Hessian:
         self.built = None
         self._work = [np.zeros((len(free), 3)) for _ in range(3)]
 
-    def set_weight(self, weight):
+    def set_weight(self, weight, k_t):
+        """The rows' curvatures weight (R,3,3, frame coordinates) from now on; k_t (R,): their sticking stiffness."""
         self.weight = weight
         self.curved = curved_rows(weight)
         world_curvatures(self.rows.frame, weight, self.curved, self.k)
@@ -111,12 +113,17 @@ class _Hessian:
             return
         if self.built is not None and _no_stiffer(weight, self.built):
             return
-        self.region.factor(weight, self.curved)
-        blocks = _RowBlocks(self.rows, self.curved, self.k)
+        built = weight.copy()
+        rubbing = np.any(weight[:, 1:, 1:] != 0.0, axis=(1, 2))
+        built[rubbing, 1:, 1:] = k_t[rubbing, None, None] * np.eye(2)
+        k = np.zeros_like(self.k)
+        world_curvatures(self.rows.frame, built, self.curved, k)
+        self.region.factor(built, self.curved)
+        blocks = _RowBlocks(self.rows, self.curved, k)
         hinv = self.pinv.copy()
         fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
         self.vcycle = self.multigrid(blocks, hinv)
-        self.built = weight.copy()
+        self.built = built
 
     def apply_a(self, p, out):
         """out = S A p; returns pᵀ out."""
@@ -222,7 +229,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
             res = _pnorm(r, pinv, free) / scale
             if res <= tolerance or it >= max_iterations:
                 break
-            hessian.set_weight(weight)
+            hessian.set_weight(weight, laws.k_t)
             d, used = pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
                            max_iterations - it)
             it += used
