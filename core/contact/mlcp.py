@@ -158,8 +158,8 @@ class _Hessian:
 
 
 def _no_stiffer(weight, built):
-    """Whether each row's curvature weight (R,3,3) is at most built's: built − weight positive semi-definite (its least
-    eigenvalue not below −1e-12 of the row's largest built entry: rounding)."""
+    """Whether each row's curvature weight (R,3,3) is at most built's: built − weight positive semi-definite (its
+    least eigenvalue not below −1e-12 of the row's largest built entry: rounding)."""
     rows = np.flatnonzero(np.any(weight != built, axis=(1, 2)))
     if not len(rows):
         return True
@@ -190,9 +190,9 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
     and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p on a body's rows (body
     None: on all; system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 /
-    0.0 (held nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
-    change of the friction bound may move a row for the bound to count as settled; max_iterations: Conjugate Gradient
-    iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
+    0.0 (held nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m):
+    how far a change of the friction bound may move a row for the bound to count as settled; max_iterations:
+    Conjugate Gradient iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
     None: zero); multigrid(blocks, hinv) -> vcycle(r, z), if given: a V-cycle of H (core.solve.multigrid, the rows'
     curvature blocks and H's inverse diagonal blocks folded in) preconditioning away from the contact region, for
     bodies too stiff for block-Jacobi and bodies pressed on each other; give: the most a row gives under its force
