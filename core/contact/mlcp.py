@@ -187,16 +187,16 @@ class Solve:
 
 def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None,
                   multigrid=None, give=GIVE):
-    """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
-    and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p on a body's rows (body
-    None: on all; system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 /
-    0.0 (held nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m):
-    how far a change of the friction bound may move a row for the bound to count as settled; max_iterations:
-    Conjugate Gradient iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from
-    the step's start; None: zero); multigrid(blocks, hinv) -> vcycle(r, z), if given: a V-cycle of H (core.solve.multigrid, the rows'
-    curvature blocks and H's inverse diagonal blocks folded in) preconditioning away from the contact region, for
-    bodies too stiff for block-Jacobi and bodies pressed on each other; give: the most a row gives under its force
-    (the units of dx; inf: no cap). Returns a Solve."""
+    """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces and
+    friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p on a body's rows (body None: on
+    all; system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
+    nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
+    change of the friction bound may move a row for the bound to count as settled; max_iterations: Conjugate Gradient
+    iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
+    None: zero); multigrid(blocks, hinv) -> vcycle(r, z), if given: a V-cycle of H (core.solve.multigrid, the rows'
+    curvature blocks and H's inverse diagonal blocks folded in) preconditioning away from the contact region, for bodies
+    too stiff for block-Jacobi and bodies pressed on each other; give: the most a row gives under its force (the units
+    of dx; inf: no cap). Returns a Solve."""
     nr = len(rows)
     hessian = _Hessian(system, free, rows, pinv, multigrid)
     sd = np.empty((nr, 3))
