@@ -84,35 +84,50 @@ class _Hessian:
     H on the contact region, and elsewhere A's diagonal blocks, or a multigrid V-cycle of H itself (the rows'
     curvatures folded into each body's levels, so bodies pressed together are stiff together on every level).
     Its product runs over the curved rows alone (curved; their curvatures in world coordinates: k): a landing's
-    rows are mostly not pressed yet, and cost nothing there."""
+    rows are mostly not pressed yet, and cost nothing there.
+
+    With multigrid, the region's factors and the V-cycle are built for curvatures `built` at least the rows' (each
+    rubbing row's tangent plane at its sticking stiffness k_t, which bounds its sliding curvature), and kept while
+    every row stays within them (built − W positive semi-definite per row, so H ⪯ H_built): the V-cycle B then still
+    has B H's eigenvalues in (0, 2) where it had them for H_built, and the region's solve undershoots where it was
+    exact, so the symmetric multiplicative Schwarz stays symmetric positive definite. A row pressed or rubbing anew,
+    or one stiffened, builds them again."""
 
     def __init__(self, system, free, rows, pinv, multigrid=None):
         self.system, self.free, self.rows, self.pinv, self.multigrid = system, free, rows, pinv, multigrid
-        self.num_bodies = len(system.node_ranges)
         self.region = Region(system, free, rows, pinv, keep=multigrid is None)
         self.weight = np.zeros((len(rows), 3, 3))
         self.curved = np.zeros(0, np.int64)
         self.k = np.zeros((len(rows), 3, 3))
         self.vcycle = None
+        self.built = None
         self._work = [np.zeros((len(free), 3)) for _ in range(3)]
 
-    def set_weight(self, weight):
+    def set_weight(self, weight, k_t):
+        """The rows' curvatures weight (R,3,3, frame coordinates) from now on; k_t (R,): their sticking stiffness."""
         self.weight = weight
         self.curved = curved_rows(weight)
         world_curvatures(self.rows.frame, weight, self.curved, self.k)
-        self.region.factor(weight, self.curved)
-        if self.multigrid is not None:
-            blocks = _RowBlocks(self.rows, self.curved, self.k)
-            hinv = self.pinv.copy()
-            fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
-            self.vcycle = self.multigrid(blocks, hinv)
+        if self.multigrid is None:
+            self.region.factor(weight, self.curved)
+            return
+        if self.built is not None and _no_stiffer(weight, self.built):
+            return
+        built = weight.copy()
+        rubbing = np.any(weight[:, 1:, 1:] != 0.0, axis=(1, 2))
+        built[rubbing, 1:, 1:] = k_t[rubbing, None, None] * np.eye(2)
+        k = np.zeros_like(self.k)
+        world_curvatures(self.rows.frame, built, self.curved, k)
+        self.region.factor(built, self.curved)
+        blocks = _RowBlocks(self.rows, self.curved, k)
+        hinv = self.pinv.copy()
+        fold_diagonal(blocks.block_node, blocks.block_coef, blocks.block_k, hinv)
+        self.vcycle = self.multigrid(blocks, hinv)
+        self.built = built
 
     def apply_a(self, p, out):
         """out = S A p; returns pᵀ out."""
-        acc = 0.0
-        for body in range(self.num_bodies):
-            acc += self.system.apply(p, out, self.free, body)
-        return acc
+        return self.system.apply(p, out, self.free, None)
 
     def apply(self, p, out):
         """out = H p; returns pᵀ out."""
@@ -142,6 +157,16 @@ class _Hessian:
         z += dz
 
 
+def _no_stiffer(weight, built):
+    """Whether each row's curvature weight (R,3,3) is at most built's: built − weight positive semi-definite (its
+    least eigenvalue not below −1e-12 of the row's largest built entry: rounding)."""
+    rows = np.flatnonzero(np.any(weight != built, axis=(1, 2)))
+    if not len(rows):
+        return True
+    least = np.linalg.eigvalsh(built[rows] - weight[rows])[:, 0]
+    return bool(np.all(least >= -1e-12 * np.abs(built[rows]).max(axis=(1, 2))))
+
+
 class _RowBlocks:
     """The curved rows' curvatures as stencil blocks: block_node, block_coef (their stencils) and block_k (C,3,3) =
     Fᵀ W F in world coordinates (k, R rows), the form core.solve.multigrid folds into a body's operator."""
@@ -162,16 +187,16 @@ class Solve:
 
 def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base=None,
                   multigrid=None, give=GIVE):
-    """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces
-    and friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p per body
-    (system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
+    """Solve the step's system with its contact rows (in place: dx (N,3) from its warm start; rows' states, forces and
+    friction bounds (rows.kinetic) from theirs). system.apply(p, out, free, body): S A p on a body's rows (body None: on
+    all; system.mass_term: see _balance_momentum); pinv: A's inverse 3×3 diagonal blocks; free (N,) 1.0 / 0.0 (held
     nodes keep dx); tolerance: the residual relative to max(|b|, |load|) (A_d⁻¹ norm); gap_tolerance (m): how far a
     change of the friction bound may move a row for the bound to count as settled; max_iterations: Conjugate Gradient
     iterations at most; base (N,3): displacement the rows see besides dx (a Newton iterate's, from the step's start;
     None: zero); multigrid(blocks, hinv) -> vcycle(r, z), if given: a V-cycle of H (core.solve.multigrid, the rows'
-    curvature blocks and H's inverse diagonal blocks folded in) preconditioning away from the contact region, for
-    bodies too stiff for block-Jacobi and bodies pressed on each other; give: the most a row gives under its force
-    (the units of dx; inf: no cap). Returns a Solve."""
+    curvature blocks and H's inverse diagonal blocks folded in) preconditioning away from the contact region, for bodies
+    too stiff for block-Jacobi and bodies pressed on each other; give: the most a row gives under its force (the units
+    of dx; inf: no cap). Returns a Solve."""
     nr = len(rows)
     hessian = _Hessian(system, free, rows, pinv, multigrid)
     sd = np.empty((nr, 3))
@@ -204,7 +229,7 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
             res = _pnorm(r, pinv, free) / scale
             if res <= tolerance or it >= max_iterations:
                 break
-            hessian.set_weight(weight)
+            hessian.set_weight(weight, laws.k_t)
             d, used = pcg(hessian, r, pinv, free, max(0.5 * tolerance, NEWTON_FORCING * res) * scale,
                            max_iterations - it)
             it += used

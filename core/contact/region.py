@@ -13,7 +13,8 @@ from .row_kernels import curvature_blocks, stencil_pairs
 
 class Region:
     """The local model of one contact solve over the rows `rows` (core.contact.mlcp.ContactRows; pinv: A's inverse
-    diagonal blocks); `nodes`: the free nodes of the stencils of the rows with curvature. keep: whether a
+    diagonal blocks); `nodes`: the free nodes of the stencils of the rows with curvature, or a superset (those of an
+    earlier factorisation's rows, whose pattern is kept while it holds the current ones). keep: whether a
     factorisation may be kept for later curvatures (see factor): for a block-diagonal preconditioner (the region's
     solve, A_d⁻¹ elsewhere), not between two solves around a V-cycle (symmetric multiplicative Schwarz is positive
     definite only while the region's solve does not overshoot: a 5 cm stiff cube's contact solve converged in 39 or
@@ -34,7 +35,10 @@ class Region:
         row's with a lag round's friction bound or stiffened give) and rows may have left, but the kept factors are
         still those of a symmetric positive definite local model, so the solve stays a symmetric positive definite
         preconditioner (a few more Conjugate Gradient iterations, against a factorisation saved: a solve's first
-        Newton step, from the predicted motion, presses the most rows). Without `keep`, factored every time."""
+        Newton step, from the predicted motion, presses the most rows). Without `keep`, factored every time.
+        The pattern is kept while its nodes hold those of the curved rows: the model is then H on those nodes, a
+        principal submatrix of H like the smaller one, so still symmetric positive definite and exact where it
+        reaches."""
         if self.keep and self._curved is not None and (np.array_equal(curved, self._curved) or (
                 len(curved) < len(self._curved) and np.isin(curved, self._curved, assume_unique=True).all())):
             return
@@ -43,7 +47,7 @@ class Region:
         nodes = rows.node[curved]
         nodes = np.unique(nodes[nodes >= 0])
         nodes = nodes[self.free[nodes] > 0]
-        if not np.array_equal(nodes, self.nodes) or self._pattern is None:
+        if self._pattern is None or not len(nodes) or not _within(nodes, self.nodes):
             self.nodes = nodes
             self.dof = (3 * nodes[:, None] + np.arange(3)).ravel()
             self._pattern = _Pattern(self.system, self.pinv, rows, self.free, nodes)
@@ -61,10 +65,16 @@ class Region:
             z.reshape(-1)[self.dof] = self._lu.solve(r.reshape(-1)[self.dof])
 
 
+def _within(nodes, among):
+    """Whether every one of `nodes` is in `among` (both sorted, unique)."""
+    at = np.searchsorted(among, nodes)
+    return bool(np.all(at < len(among))) and np.array_equal(among[np.minimum(at, len(among) - 1)], nodes)
+
+
 class _Pattern:
-    """H's block pattern on a region's nodes: A's blocks among them and every row's stencil pairs (those A lacks:
-    row_kernels.stencil_pairs), in column-major (CSC) order, with A's values there and the scalar CSC structure;
-    matrix() fills in the rows' curvatures."""
+    """H's block pattern on a region's nodes: A's blocks among them and the stencil pairs (those A lacks:
+    row_kernels.stencil_pairs) of every row whose free nodes are all among them, in column-major (CSC) order, with
+    A's values there and the scalar CSC structure; matrix() fills in the rows' curvatures."""
 
     def __init__(self, system, pinv, rows, free, nodes):
         n = len(nodes)
@@ -86,7 +96,11 @@ class _Pattern:
             a_values = np.linalg.inv(pinv[nodes])
             row_ptr = col = np.zeros(0, np.int64)
         # key = column * n + row: sorted keys are the blocks in CSC order
-        pairs = stencil_pairs(rows.node, self.index, n, row_ptr, col)
+        # the pairs of the rows that can be curved while this pattern serves (Region.factor): those whose free
+        # stencil nodes are all among its nodes (a row reaching past them would have grown the region)
+        node = rows.node
+        past = ((node >= 0) & (self.index[node] < 0) & (free[node] > 0)).any(axis=1)
+        pairs = stencil_pairs(node[~past], self.index, n, row_ptr, col)
         self.keys = np.unique(np.concatenate([a_col * n + a_row, pairs]))
         self.a_values = np.zeros((len(self.keys), 3, 3))
         np.add.at(self.a_values, np.searchsorted(self.keys, a_col * n + a_row), a_values)

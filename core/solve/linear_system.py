@@ -39,11 +39,14 @@ class MatrixFreeSystem:
         self.mass_coef = mass_coef
         self.mass_term = mass_coef * force_model.model.mass
 
-    def apply(self, p, out, free, body):
-        """out = S A p on the rows of body `body` (S zeroes rows where free == 0); returns p·out over them."""
+    def apply(self, p, out, free, body=None):
+        """out = S A p on the rows of body `body` (S zeroes rows where free == 0; None: every body's, in one pass);
+        returns p·out over them."""
         md = self.force_model.model
-        buf = self.force_model.tet_products(p, self.tet_scale, md.tet_ranges[body])
-        return _gather_product(buf, md.node_ptr, md.node_ent, p, self.mass_term, free, out, *md.node_ranges[body])
+        tets, nodes = ((0, md.num_tets), (0, md.num_nodes)) if body is None else (md.tet_ranges[body],
+                                                                                    md.node_ranges[body])
+        buf = self.force_model.tet_products(p, self.tet_scale, tets)
+        return _gather_product(buf, md.node_ptr, md.node_ent, p, self.mass_term, free, out, *nodes)
 
     def block_jacobi_inverse(self):
         """Inverse 3×3 diagonal blocks (N,3,3) (of the hybrid differential)."""
@@ -62,10 +65,12 @@ class BlockSparseSystem:
         self.mass_term = mass_coef * md.mass
         self.data = fm.assemble_blocks(tet_scale, self.mass_term, fm.block_data())
 
-    def apply(self, p, out, free, body):
-        """out = S A p on the rows of body `body` (S zeroes rows where free == 0); returns p·out over them."""
+    def apply(self, p, out, free, body=None):
+        """out = S A p on the rows of body `body` (S zeroes rows where free == 0; None: every body's, in one pass: A
+        couples no two bodies); returns p·out over them."""
+        nodes = (0, len(self.pattern.diag)) if body is None else self.node_ranges[body]
         return block_sparse.product(self.pattern.row_ptr, self.pattern.col, self.pattern.diag, self.data, p, free, out,
-                                    *self.node_ranges[body], get_num_threads() == 1)
+                                    *nodes, get_num_threads() == 1)
 
     def block_jacobi_inverse(self):
         """Inverse 3×3 diagonal blocks (N,3,3)."""

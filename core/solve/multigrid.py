@@ -58,6 +58,7 @@ class Multigrid:
             self._patterns = [{} for _ in system.node_ranges]
             self._pattern, self._free = pat, free.copy()
             self._bodies = None
+            self._built = [None] * len(system.node_ranges)
         grown = (self._fresh_iterations is not None
                  and self._last_iterations > REFRESH_GROWTH * self._fresh_iterations + 2)
         if self._bodies is None or self._age >= self.refresh or key != self._key or grown:
@@ -72,6 +73,7 @@ class Multigrid:
         """Forget the hierarchy's values and the "auto" records: later solves depend only on the state and settings.
         The aggregates and the products' patterns stay (they follow from the Model and the pins alone)."""
         self._bodies = None
+        self._built = [None] * len(self._aggregates or ())
         self._load_norms = {}
         self._key = None
         self._age = 0
@@ -94,6 +96,9 @@ class Multigrid:
             self._fresh_iterations = iterations
 
     def _build(self, system, positions, free, blocks, pinv):
+        """Each body's (first coarse level, fine damping); a body whose fine matrix, inverse diagonal blocks and node
+        positions are those of its last build keeps that build's levels (the same, bit for bit): in a contact solve,
+        the bodies whose rows' curvatures a Newton step left as they were."""
         bodies = []
         pat = system.pattern
         if blocks is None or not len(blocks.block_node):
@@ -102,10 +107,15 @@ class Multigrid:
             node, coef, kb = blocks.block_node, blocks.block_coef, blocks.block_k
         for body, (n0, n1) in enumerate(system.node_ranges):
             *a, diag = galerkin.body_matrix(pat.row_ptr, pat.col, system.data, free, n0, n1, node, coef, kb)
+            dinv = pinv[n0:n1] * free[n0:n1, None, None]
+            last = self._built[body]
+            if last is not None and all(np.array_equal(u, w) for u, w in zip(last[0], (a[2], dinv, positions[n0:n1]))):
+                bodies.append(last[1])
+                continue
             aggs = self._aggregates[body]
             modes = rigid_modes(positions[n0:n1], *aggs[0]) if aggs else None
-            bodies.append(_coarse_levels(tuple(a), diag, pinv[n0:n1] * free[n0:n1, None, None], modes, aggs,
-                                         self._patterns[body]))
+            bodies.append(_coarse_levels(tuple(a), diag, dinv, modes, aggs, self._patterns[body]))
+            self._built[body] = (a[2], dinv, positions[n0:n1].copy()), bodies[-1]
         return bodies
 
 
