@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 
+from ..csr import csr_find
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
-from ..csr import csr_find
 from .detect import take_slot, triangle_normal
 from .segments import closest_at, pair_offsets, segment_closest
 

@@ -5,9 +5,9 @@ the two ways of choosing the pairs to test: a BVH query per point (detect_self),
 The side and row rules are core.contact.self_contact's (its module docstring)."""
 import numpy as np
 
+from ..csr import csr_find
 from ..jit import njit, prange
 from .bvh import STACK_SIZE, query_box
-from ..csr import csr_find
 from .detect import BARY_TOLERANCE, CANDIDATES, CHUNK, HINT_COSINE, keep_slot, triangle_normal
 from .self_cull import CONE_LIMIT, TRIANGLE, triangle_cone, union_angle, union_of
 from .sides import OPEN_DEPTH

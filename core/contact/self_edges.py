@@ -11,10 +11,10 @@ skips it while no two edges can have closed to the margin since: their least dis
 """
 import numpy as np
 
+from ..csr import csr_find
 from ..jit import njit, prange
 from .body_edges import edge_points, edge_points_used, edge_row_tuple, sharp_edges
 from .bvh import STACK_SIZE, BVH, query_box
-from ..csr import csr_find
 from .detect import CANDIDATES, CHUNK
 from .edges import EdgeBVH, edge_contacts, edge_keys
 from .segments import closest_at
