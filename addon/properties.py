@@ -134,9 +134,9 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
     self_collision: BoolProperty(name="Self Collision", default=False, options=set(),
                                  description="The body's surface also collides with itself (a bar folding over a "
                                              "rod, an ear pressed onto a head). Off by default: a detailed mesh pays "
-                                             "for it while it deforms (the 36k-vertex bunny's landing: three to five times "
-                                             "its step; at rest little). Two parts of the surface inside one cage "
-                                             "cell cannot be pushed apart: raise Resolution for thin gaps")
+                                             "for it while it deforms (the 36k-vertex bunny's landing: three to five "
+                                             "times its step; at rest little). Two parts of the surface inside one "
+                                             "cage cell cannot be pushed apart: raise Resolution for thin gaps")
     output_strain: BoolProperty(name="Output Strain", default=False, options=set(),
                                 update=lambda settings, context: frame_handler.output_strain_toggled(
                                     settings.id_data, context.scene),
