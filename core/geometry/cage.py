@@ -6,10 +6,12 @@ from ..tetmesh import signed_volumes
 from .embedding import barycentric_in_tets
 from .features import split_features
 from .holes import CAP_RADIUS, CappedWinding, HoleCaps
+from .grade import bisect_thin, touched_tets, relocate
 from .grid import TEMPLATES, Grid, inside_tets, locate, triangle_tet_pairs
 from .meshinput import NO_VOLUME
 from .quality import CAGE_QUALITY_BOUND
 from .relax import relax
+from .thin_parts import CELLS_THROUGH, thin_vertices
 
 # Triangle-tet overlap slack in unit coordinates (longest side 1): touching counts, so the cage strictly contains
 # the surface despite rounding.
@@ -24,6 +26,8 @@ MASS_FLOOR = 0.05
 # inverted at a floor of 0.05, none at 0.2; Blender's 2 m icosphere dropped 1 m, one (filled 1/6) still inverted
 # after 4 s at 0.25, none at 0.5.
 STIFFNESS_FLOOR = 0.5
+# A graded cage's cells are no finer than the uniform cage's over this (three halvings of its edge).
+GRADE_FLOOR = 8
 # An open mesh encloses nothing if less than this fraction of its cage has winding number above _OPEN_INSIDE.
 _MIN_OPEN_FRACTION = 0.05
 # (a thin open bowl has |winding| up to ~0.8 in its hollow, an open box's inside ~0.8-0.95, a capped ball ~1)
@@ -40,14 +44,14 @@ class _NoClearInside(Exception):
     """An open mesh whose winding number shows no clear inside (the fraction of its cage above _OPEN_INSIDE)."""
 
 
-def build_cage(surface, resolution, relax_passes=2):
+def build_cage(surface, resolution, relax_passes=2, grade=False):
     """Cage of `surface` (a SurfaceMesh) in unit coordinates: returns (nodes, tets, vertex_tet, mass_weights,
     stiffness_weights, info). The winding number decides inside wherever it shows a clear inside (closed meshes, and
     open ones such as a bunny with holes in its base or Suzanne, as before); an open mesh where it does not (a car
     body with open windows: ~0.5 at its centre) is tried again with its holes capped (holes.py): the winding number
     of the mesh with each boundary loop narrower than 2 x CAP_RADIUS of its size closed by a flat fan."""
     try:
-        return _build_cage(surface, resolution, relax_passes, None)
+        return _build_cage(surface, resolution, relax_passes, None, grade)
     except _NoClearInside as no_inside:
         caps = HoleCaps(surface.unit_vertices, surface.triangles)
         measured = (f"{NO_VOLUME} (open mesh: |winding number| above {_OPEN_INSIDE} in {no_inside.args[0]:.1%} of its "
@@ -56,13 +60,13 @@ def build_cage(surface, resolution, relax_passes=2):
             raise InvalidInputError(f"{measured}; none of its {caps.loops} boundary loops is a hole narrower than "
                                     f"{2 * CAP_RADIUS:.2f} x its size)") from None
         try:
-            return _build_cage(surface, resolution, relax_passes, caps)
+            return _build_cage(surface, resolution, relax_passes, caps, grade)
         except _NoClearInside as still:
             raise InvalidInputError(f"{measured}; {still.args[0]:.1%} with its {caps.capped} holes narrower than "
                                     f"{2 * CAP_RADIUS:.2f} x its size capped)") from None
 
 
-def _build_cage(surface, resolution, relax_passes, caps):
+def _build_cage(surface, resolution, relax_passes, caps, grade):
     """build_cage with inside decided by the winding number of the surface (caps None) or of the surface with its
     holes capped (`caps`, a HoleCaps)."""
     v, t = surface.unit_vertices, surface.triangles
@@ -98,6 +102,9 @@ def _build_cage(surface, resolution, relax_passes, caps):
     # mass: the inside fraction of each copy (untouched inside tets are full), shared among a tet's copies
     ncopies = np.bincount(copy_of, minlength=len(kept))[copy_of]
     full = ~touched[copy_of] & inside[copy_of]
+    if grade:
+        nodes, tets, tet_of_vertex, copy_of, ncopies, full = _graded(
+            surface, grid.h, nodes, tets, tet_of_vertex, copy_of, ncopies, full, pair_copy, pair_tri, inside_w)
     # winding at the corners and centroids of the tets the surface crosses (the others are wholly in or out)
     part = np.flatnonzero(~full)
     corner_ids, corner_inv = np.unique(tets[part], return_inverse=True)
@@ -131,8 +138,40 @@ def _build_cage(surface, resolution, relax_passes, caps):
             "mesh_volume_unit": volume, "winding_volume_unit": est_volume, "cage_volume_unit": cage_volume,
             "split_tets": int((np.bincount(copy_of) > 1).sum()),
             "duplicated_nodes": int(len(node_ids) - len(np.unique(node_ids))), "relaxed_moves": int(moves),
-            "holes_capped": 0 if caps is None else caps.capped}
+            "holes_capped": 0 if caps is None else caps.capped, "graded": bool(grade)}
     return nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info
+
+
+def _graded(surface, cell, nodes, tets, tet_of_vertex, copy_of, ncopies, full, pair_copy, pair_tri, inside_w):
+    """The cage bisected where the surface is thinner than its cells (grade.py), children wholly outside the surface
+    dropped: (nodes, tets, tet_of_vertex, copy_of, ncopies, full) of the graded cage, a child inheriting its parent's
+    copy and count of copies."""
+    v, t = surface.unit_vertices, surface.triangles
+    thin, depth = thin_vertices(surface, cell)
+    size = np.full(len(v), np.inf)
+    size[thin] = np.maximum(depth / CELLS_THROUGH, cell / GRADE_FLOOR)
+    # a triangle with a vertex in a thin part asks for the finest cell its vertices ask for (a modelled plate's face
+    # may be two triangles from its tip to its root, deep in the body it sticks out of)
+    pair_size = size[t[pair_tri]].min(axis=1)
+    pick = np.flatnonzero(np.isfinite(pair_size))
+    pick = pick[np.argsort(pair_copy[pick], kind="stable")]
+    nodes, tets, parent = bisect_thin(nodes, tets, pair_copy[pick], pair_tri[pick], pair_size[pick], v, t,
+                                      _OVERLAP_EPS)
+    child = np.bincount(parent)[parent] > 1
+    if not child.any():
+        return nodes, tets, tet_of_vertex, copy_of, ncopies, full
+    order = np.argsort(pair_copy, kind="stable")
+    touched = touched_tets(nodes, tets, parent, pair_copy[order], pair_tri[order], v, t, _OVERLAP_EPS)
+    # an untouched child is wholly inside or outside: its centroid tells which; a touched one is in part
+    centre_in = inside_w(nodes[tets].mean(axis=1)) > 0.5
+    kept = ~child | touched | centre_in
+    new_full = np.where(child, ~touched & centre_in, full[parent])
+    tet_of_vertex = relocate(v, nodes, tets, parent, tet_of_vertex)
+    kept[tet_of_vertex] = True
+    index = np.cumsum(kept) - 1
+    tets, parent, new_full = tets[kept], parent[kept], new_full[kept]
+    used, tets = np.unique(tets, return_inverse=True)
+    return (nodes[used], tets.reshape(-1, 4), index[tet_of_vertex], copy_of[parent], ncopies[parent], new_full)
 
 
 def embed_vertices(vertices, nodes, tets, tet_of_vertex):

@@ -5,13 +5,13 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..tetmesh import TetMesh
-from .cage import build_cage, embed_vertices
+from .cage import GRADE_FLOOR, build_cage, embed_vertices
 from .conforming import ENVELOPE, SLIVER_QUALITY, build_conforming
 from .ftetwild import TIME_LIMIT
 from .embedding import Embedding
 from .meshinput import SurfaceMesh
 from .quality import min_dihedral_angles, tet_quality
-from .thin_parts import thin_part
+from .thin_parts import CELLS_THROUGH, thin_part
 
 MODES = ("cage", "conforming")
 MAX_RESOLUTION = 256
@@ -21,7 +21,7 @@ TET_BUDGET = 1500
 
 
 def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, cell_size=None, envelope=ENVELOPE,
-                   time_limit=TIME_LIMIT, progress=None, tet_budget=TET_BUDGET):
+                   time_limit=TIME_LIMIT, progress=None, tet_budget=TET_BUDGET, graded=False):
     """Tet mesh for a surface mesh (vertices (n,3) float, triangles (m,3) int, world units).
 
     mode="cage" (default): a coarse cage of 5-tet cubes, `resolution` cells along the longest bounding-box side,
@@ -63,7 +63,7 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         raise InvalidInputError(f"resolution must be an integer in [1, {MAX_RESOLUTION}] or 'auto', got {resolution!r}")
     if mode == "cage":
         unit_nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info = build_cage(
-            surface, int(resolution), relax_passes=2 if relax else 0)
+            surface, int(resolution), relax_passes=2 if relax else 0, grade=bool(graded))
         weights = embed_vertices(surface.unit_vertices, unit_nodes, tets, tet_of_vertex)
     else:
         unit_nodes, tets, tet_of_vertex, weights, info = build_conforming(
@@ -81,7 +81,7 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         "slivers": int((quality < SLIVER_QUALITY).sum()), "min_dihedral_deg": float(dihedral.min()),
         "closed": info["closed"], "mesh_volume": info["mesh_volume_unit"] * s3,
         "cage_volume": info["cage_volume_unit"] * s3, "cell_size": info["cell_size_unit"] * surface.scale,
-        "grid_cells": info["grid_cells"], "auto": auto,
+        "grid_cells": info["grid_cells"], "auto": auto, "graded": info.get("graded", False),
     }
     if auto:
         report["tet_budget"] = int(tet_budget)
@@ -89,6 +89,9 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
         report["holes_capped"] = info.get("holes_capped", 0)
     if mode == "cage":
         part = thin_part(surface, info["cell_size_unit"])
+        if part is not None and info["graded"] and part["thickness"] / surface.scale >= (
+                CELLS_THROUGH * info["cell_size_unit"] / GRADE_FLOOR):
+            part = None      # the graded cage holds it
         if part is not None:
             need = part["resolution"]
             report["thin_part"] = {"centre": [float(c) for c in part["centre"]], "thickness": part["thickness"],

@@ -23,6 +23,45 @@ def thin_part(surface, cell):
     the cage's), as a dict in world units: vertices (its render vertices' ids), centre (3,) the middle of their
     bounding box, thickness (the median of theirs, to an eighth of a cell), resolution (the cells across the longest
     side that put CELLS_THROUGH cells through it); None when there is none."""
+    v = surface.unit_vertices
+    idx, depth, label = _thin_components(surface, cell)
+    if len(idx) == 0:
+        return None
+    biggest = int(np.argmax(np.bincount(label)))
+    mine = label == biggest
+    part = idx[mine]
+    thickness = float(np.median(depth[mine]))
+    box = v[part]
+    return {"vertices": part, "centre": surface.origin + surface.scale * 0.5 * (box.min(axis=0) + box.max(axis=0)),
+            "thickness": thickness * surface.scale, "resolution": int(np.ceil(CELLS_THROUGH / thickness))}
+
+
+def thin_vertices(surface, cell):
+    """The render vertices of `surface` in thin parts (at least MIN_VERTICES joined vertices whose inward normal
+    leaves the surface within `cell`, unit coordinates) and that depth: (ids (k,), depth (k,))."""
+    idx, depth, _ = _thin_components(surface, cell)
+    return idx, depth
+
+
+def _thin_components(surface, cell):
+    """The thin parts' vertices (ids (k,)), their depth (k,) and their part's label (k,), parts of fewer than
+    MIN_VERTICES vertices left out."""
+    v, t = surface.unit_vertices, surface.triangles
+    idx, depth = _thin_depths(surface, cell)
+    thin = np.zeros(len(v), bool)
+    thin[idx] = True
+    a, b = np.concatenate([t[:, 0], t[:, 1], t[:, 2]]), np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
+    both = thin[a] & thin[b]
+    graph = coo_matrix((np.ones(int(both.sum())), (a[both], b[both])), shape=(len(v), len(v)))
+    _, label = connected_components(graph, directed=False)
+    _, part, sizes = np.unique(label[idx], return_inverse=True, return_counts=True)
+    keep = sizes[part] >= MIN_VERTICES
+    return idx[keep], depth[keep], part[keep]
+
+
+def _thin_depths(surface, cell):
+    """The vertices whose inward normal leaves the surface within `cell`, and that depth (from above, to an eighth of
+    a cell): (ids (k,), depth (k,))."""
     v, t = surface.unit_vertices, surface.triangles
     normal = _vertex_normals(v, t)
     tree = surface.winding()
@@ -30,27 +69,12 @@ def thin_part(surface, cell):
     # the depth along the inward normal at which the surface is left: in (lo, hi], bisected from (0, cell]
     thin = (np.einsum("nd,nd->n", normal, normal) > 0.25) & tree.crossings(start, v - cell * normal)
     idx = np.flatnonzero(thin)
-    if len(idx) < MIN_VERTICES:
-        return None
     lo, hi = np.zeros(len(idx)), np.full(len(idx), cell)
     for _ in range(3):
         mid = 0.5 * (lo + hi)
         crossed = tree.crossings(start[idx], v[idx] - mid[:, None] * normal[idx])
         hi, lo = np.where(crossed, mid, hi), np.where(crossed, lo, mid)
-    a, b = np.concatenate([t[:, 0], t[:, 1], t[:, 2]]), np.concatenate([t[:, 1], t[:, 2], t[:, 0]])
-    both = thin[a] & thin[b]
-    graph = coo_matrix((np.ones(int(both.sum())), (a[both], b[both])), shape=(len(v), len(v)))
-    _, label = connected_components(graph, directed=False)
-    sizes = np.bincount(label[idx])
-    biggest = int(np.argmax(sizes))
-    if sizes[biggest] < MIN_VERTICES:
-        return None
-    mine = label[idx] == biggest
-    part = idx[mine]
-    thickness = float(np.median(hi[mine]))
-    box = v[part]
-    return {"vertices": part, "centre": surface.origin + surface.scale * 0.5 * (box.min(axis=0) + box.max(axis=0)),
-            "thickness": thickness * surface.scale, "resolution": int(np.ceil(CELLS_THROUGH / thickness))}
+    return idx, hi
 
 
 def _vertex_normals(v, t):
