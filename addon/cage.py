@@ -20,6 +20,8 @@ def cage_key(obj):
     key = f"{bridge.fingerprint(obj.data)}|{s.resolution}|{s.mode}"
     if s.mode == "CONFORMING":
         key += f"|{s.envelope:.6g}"
+    elif s.refine_thin:
+        key += "|graded"
     axes = stretch(obj)
     return key if np.all(axes == 1.0) else key + "|" + ",".join(f"{a:.9g}" for a in axes)
 
@@ -45,6 +47,8 @@ def build_cage(obj, progress=None, time_limit=None):
     extra = {} if time_limit is None else {"time_limit": time_limit}
     if s.mode == "CONFORMING":
         extra.update(envelope=s.envelope, progress=progress)
+    else:
+        extra.update(graded=s.refine_thin)
     tm = core.tetrahedralize(verts, tris, resolution=s.resolution or "auto", mode=s.mode.lower(), **extra)
     if "thin_part" in tm.report:   # where it is, in the object's own coordinates
         tm.report["thin_part"]["centre"] = (np.asarray(tm.report["thin_part"]["centre"]) / axes).tolist()
@@ -76,7 +80,8 @@ def summary(report):
     """One line on what Tetrahedralize did: mode, nodes, tets (and the resolution Auto chose), min quality, and for an
     open mesh the filled volume (and how many of its holes were capped to fill it)."""
     line = (f"{report['mode'].capitalize()}: {report['nodes']:,} nodes, {report['tets']:,} tets"
-            f"{' (Auto: resolution %d)' % report['resolution'] if report.get('auto') else ''}, "
+            f"{' (Auto: resolution %d)' % report['resolution'] if report.get('auto') else ''}"
+            f"{', thin parts refined' if report.get('graded') else ''}, "
             f"quality {report['quality_min']:.2f}")
     if not report["closed"]:
         line += f", open mesh filled: {report['mesh_volume']:.4g} m³"
@@ -94,7 +99,11 @@ def thin_line(report):
         return ""
     x, y, z = part["centre"]
     need = part["resolution"]
-    fix = f"Resolution {need} holds it" if need is not None else "no cage holds it: use Conforming"
+    if report.get("graded"):     # `need` is then the resolution whose graded cage holds it
+        fix = f"Resolution {need} holds it" if need is not None else "use Conforming"
+    else:
+        fix = (f"Refine Thin Parts or Resolution {need} holds it" if need is not None
+               else "use Refine Thin Parts or Conforming")
     return (f"Thinner than a cell ({report['cell_size']:.3g} m): the part near ({x:.3g}, {y:.3g}, {z:.3g}), "
             f"{part['thickness']:.2g} m thick, bends too stiffly; {fix}")
 

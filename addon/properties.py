@@ -121,6 +121,11 @@ class SoftFEMObjectSettings(bpy.types.PropertyGroup):
     resolution: IntProperty(name="Resolution", default=0, min=0, max=256, soft_max=64, options=set(),
                             description="Cage cells along the longest side of the mesh's bounding box; 0: Auto, "
                                         "the finest cage of at most 1,500 tets, whatever the object's size")
+    refine_thin: BoolProperty(name="Refine Thin Parts", default=False, options=set(),
+                              description="Cage mode: cells finer where the mesh is thinner than a cell (ears, tails, "
+                                          "plates), until two go through it, so such parts bend as they should. "
+                                          "Costs tets: Suzanne's ears and brow take her Auto cage from 1,354 to "
+                                          "about 28,000")
     mode: EnumProperty(name="Mode", default="CAGE", options=set(),
                        items=[("CAGE", "Cage", "Coarse tet cage around the mesh; the mesh is embedded in it"),
                               ("CONFORMING", "Conforming",

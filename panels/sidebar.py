@@ -95,6 +95,8 @@ def draw_cage(layout, context):
     s = obj.softfem
     layout.prop(s, "mode")
     layout.prop(s, "resolution", text="Resolution (0: Auto)")
+    if s.mode == "CAGE":
+        layout.prop(s, "refine_thin")
     if s.mode == "CONFORMING":
         layout.prop(s, "envelope")
         if not ftetwild_found():

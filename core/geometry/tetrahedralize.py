@@ -42,6 +42,9 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
     `.stiffness_weights` (per-tet factor on the elastic moduli: the share of a cage tet the body fills) and `.report`
     (in cage mode its "thin_part", when a part of the surface is thinner than a cell: core.geometry.thin_parts, with
     the resolution that holds it, None past MAX_RESOLUTION).
+    graded=True (cage mode): the cage's tets crossed by a part thinner than a cell are bisected until two cells go
+    through it (core.geometry.grade; no finer than an eighth of a cell), children outside the surface dropped; its
+    "thin_part" is then one the graded cage does not hold, with the resolution whose graded cage would.
     """
     t0 = time.perf_counter()
     if mode not in MODES:
@@ -93,7 +96,7 @@ def tetrahedralize(vertices, triangles, resolution=12, mode="cage", relax=True, 
                 CELLS_THROUGH * info["cell_size_unit"] / GRADE_FLOOR):
             part = None      # the graded cage holds it
         if part is not None:
-            need = part["resolution"]
+            need = part["resolution"] if not info["graded"] else -(-part["resolution"] // GRADE_FLOOR)
             report["thin_part"] = {"centre": [float(c) for c in part["centre"]], "thickness": part["thickness"],
                                    "vertices": len(part["vertices"]),
                                    "resolution": need if need <= MAX_RESOLUTION else None}
