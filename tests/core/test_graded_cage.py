@@ -13,10 +13,12 @@ THICKNESS, LENGTH = 0.08, 1.0
 E, NU, RHO = 3e7, 0.3, 1000.0
 
 
-def block_with_fin():
-    """A 1 m block with a 1 m × 1 m plate, THICKNESS thick, sticking out of its side (two overlapping closed boxes)."""
+def block_with_fin(length=LENGTH, width=1.0):
+    """A 1 m block with a plate `length` × `width`, THICKNESS thick, sticking out of its side (two overlapping closed
+    boxes)."""
     v1, t1 = box_surface((0, 0, 0), (1, 1, 1))
-    v2, t2 = box_surface((0.9, 0, 0.5 - THICKNESS / 2), (1.0 + LENGTH, 1, 0.5 + THICKNESS / 2))
+    v2, t2 = box_surface((0.9, 0.5 - width / 2, 0.5 - THICKNESS / 2), (1.0 + length, 0.5 + width / 2,
+                                                                         0.5 + THICKNESS / 2))
     return np.vstack([v1, v2]), np.vstack([t1, t2 + len(v1)])
 
 
@@ -78,3 +80,27 @@ def test_a_graded_plate_bends_closer_to_euler_bernoulli(cages):
     assert coarse < 0.15 * plate
     assert 4.0 * coarse < fine < plate
     assert fine > 0.45 * plate
+
+
+def test_a_graded_body_lands_on_a_floor_and_keeps_its_volume():
+    # a 20 cm block with a 6 cm fin, dropped 10 cm on a floor: the fin's fine tets take contact beside coarse ones
+    v, t = block_with_fin(length=0.3, width=0.3)
+    v = 0.2 * v + np.array([0.0, 0.0, 0.1])
+    cage = core.tetrahedralize(v, t, resolution=6, graded=True)
+    cage.embedding.triangles = t
+    world = core.World(gravity=(0, 0, -9.81))
+    body = world.add_body(cage, core.Material(youngs_modulus=1e5, poisson_ratio=0.45, density=1000.0,
+                                              damping_stiffness=0.01))
+    world.add_collider(np.array([[-2, -2, 0], [2, -2, 0], [2, 2, 0], [-2, 2, 0.0]]), np.array([[0, 1, 2], [0, 2, 3]]),
+                       friction=0.5, thickness=0.0, name="Floor")
+    rest = np.abs(cage.volumes()).sum()
+    lowest, least = np.inf, np.inf
+    for _ in range(72):
+        world.step(1 / 96)
+        x = cage.embedding.positions(body.x)
+        lowest = min(lowest, x[:, 2].min())
+        least = min(least, np.abs(cage.volumes(body.x)).sum() / rest)
+    assert cage.report["tets"] > 3 * core.tetrahedralize(v, t, resolution=6).num_tets
+    # landed (it falls 10 cm in 0.14 s) and resting on the floor within the contact tolerance
+    assert np.abs(body.v).max() < 0.5 and x[:, 2].min() < 0.01
+    assert lowest > -1e-3 and least > 0.95
