@@ -182,14 +182,14 @@ class SelfSurface:
             reach = self._within_reach(ends, pad)
             if reach is not None:
                 ids, self.bound = reach
-                bound = self.bound
                 if not len(ids):
                     return None
                 slots = self._slots(len(ids), max_per_point)
                 _, ptr, tri, dist = self.reference
                 at = slice(self.first, self.first + self.count)
-                detect_pairs(ids, ptr, tri, dist, bound, x0, v, dt, self.nodes, self.weights, self.tris, self.closed,
-                             tau, margin, sides.hint[at], sides.source[at], self.source, *self.ring, *slots)
+                detect_pairs(ids, ptr, tri, dist, self.bound, x0, v, dt, self.nodes, self.weights, self.tris,
+                             self.closed, tau, margin, sides.hint[at], sides.source[at], self.source, *self.ring,
+                             *slots)
                 return self._rows(lay, ids, slots, mu)
         p0 = point_positions(x0, self.nodes, self.weights, 0.0, v)
         p1 = point_positions(x0, self.nodes, self.weights, dt, v)
