@@ -102,6 +102,7 @@ def _build_cage(surface, resolution, relax_passes, caps, grade):
     # mass: the inside fraction of each copy (untouched inside tets are full), shared among a tet's copies
     ncopies = np.bincount(copy_of, minlength=len(kept))[copy_of]
     full = ~touched[copy_of] & inside[copy_of]
+    split_tets = int((np.bincount(copy_of) > 1).sum())
     if grade:
         nodes, tets, tet_of_vertex, copy_of, ncopies, full = _graded(
             surface, grid.h, nodes, tets, tet_of_vertex, copy_of, ncopies, full, pair_copy, pair_tri, inside_w)
@@ -136,7 +137,7 @@ def _build_cage(surface, resolution, relax_passes, caps, grade):
     stiffness_weights = np.maximum(fraction, STIFFNESS_FLOOR / ncopies) * to_volume
     info = {"grid_cells": [int(d) for d in grid.dims], "cell_size_unit": grid.h, "closed": closed,
             "mesh_volume_unit": volume, "winding_volume_unit": est_volume, "cage_volume_unit": cage_volume,
-            "split_tets": int((np.bincount(copy_of) > 1).sum()),
+            "split_tets": split_tets,
             "duplicated_nodes": int(len(node_ids) - len(np.unique(node_ids))), "relaxed_moves": int(moves),
             "holes_capped": 0 if caps is None else caps.capped, "graded": bool(grade)}
     return nodes, tets, tet_of_vertex, mass_weights, stiffness_weights, info
