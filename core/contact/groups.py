@@ -19,7 +19,7 @@ def body_groups(rows, free, node_ranges):
     moving = (node >= 0) & (free[np.maximum(node, 0)] > 0.0)
     body = np.where(moving, body, -1)
     first = body.max(axis=1, initial=-1)
-    pairs = np.stack(np.broadcast_arrays(first[:, None], body), axis=2)[moving].reshape(-1, 2)
+    pairs = np.stack(np.broadcast_arrays(first[:, None], body), axis=2)[moving & (body != first[:, None])]
     label = components(count, pairs)
     awake = np.array([n1 > n0 and free[n0:n1].any() for n0, n1 in node_ranges], bool)
     groups = []
@@ -37,7 +37,7 @@ def solve_by_groups(system, b, dx, free, rows, pinv, tolerance, load, gap_tolera
     """solve_contact (its arguments; multigrid(blocks, hinv, bodies) -> vcycle) on each group of body_groups on its own:
     its bodies' nodes free, the others held, its rows alone, its products over its bodies alone. One group: the one
     solve as before. Returns a Solve: iterations and Newton steps summed, converged if every group's was."""
-    groups = body_groups(rows, free, system.node_ranges)
+    groups = body_groups(rows, free, system.node_ranges) if len(system.node_ranges) > 1 else []
     if len(groups) <= 1:
         bodies = groups[0][0] if groups else np.arange(len(system.node_ranges))
         return solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_tolerance, max_iterations, base,
