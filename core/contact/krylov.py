@@ -16,7 +16,7 @@ def pcg(hessian, r, pinv, free, absolute, max_iterations):
     hessian.precondition(res, z)
     p = z.copy()
     rz = float(np.vdot(res, z))
-    hp = np.empty_like(r)
+    hp = np.zeros_like(r)
     jacobi = hessian.vcycle is None
     k = 0
     while k < max(max_iterations, 1):

@@ -78,6 +78,21 @@ class ContactRows:
             setattr(out, name, np.concatenate([getattr(a, name), getattr(b, name)]))
         return out
 
+    def taken(self, at):
+        """The rows `at` (indices), in their states (copies)."""
+        out = ContactRows.__new__(ContactRows)
+        for name in _STATE:
+            setattr(out, name, getattr(self, name)[at])
+        return out
+
+    def put(self, at, part):
+        """The states of `part` (taken(at), since solved) back into the rows `at`."""
+        for name in ("active", "force", "kinetic", "stretch"):
+            getattr(self, name)[at] = getattr(part, name)
+
+
+_STATE = ("node", "coef", "frame", "target", "mu", "active", "force", "kinetic", "carried", "stretch")
+
 
 class _Hessian:
     """H = S A + Jᵀ W J (W (R,3,3): each row's curvature in its frame) and its preconditioner: the region's factored
@@ -216,8 +231,8 @@ def solve_contact(system, b, dx, free, rows, pinv, tolerance, load, gap_toleranc
     bound = rows.mu * rows.kinetic
     u = np.empty((nr, 3))
     ju = np.empty((nr, 3))
-    r = np.empty_like(dx)
-    ad = np.empty_like(dx)
+    r = np.zeros_like(dx)   # (zeros: a group's products leave the other bodies' rows as they were)
+    ad = np.zeros_like(dx)
     _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound)
     it = newton = 0
     res = math.inf
@@ -347,7 +362,7 @@ def _start_along_prediction(hessian, laws, rows, b, dx, free, target, bound):
     if not np.any(d):
         return
     dx -= d
-    u, ju, r, ad = (np.empty((len(rows), 3)), np.empty((len(rows), 3)), np.empty_like(dx), np.empty_like(dx))
+    u, ju, r, ad = (np.empty((len(rows), 3)), np.empty((len(rows), 3)), np.zeros_like(dx), np.zeros_like(dx))
     _residual(hessian, laws, rows, b, dx, free, target, bound, u, r)
     hessian.apply_a(d, ad)
     project(rows.node, rows.coef, rows.frame, d, ju)

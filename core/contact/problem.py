@@ -9,7 +9,8 @@ from ..jit import njit
 from .contacts import Contacts
 from .edge_rows import contact_positions
 from .edges import SAME_SURFACE_COSINE
-from .mlcp import ContactRows, solve_contact
+from .groups import solve_by_groups
+from .mlcp import ContactRows
 from .sides import row_sources
 
 GAP_TOLERANCE = 1e-5    # m: how far a row may end inside its surface (or slip while sticking) in a step
@@ -97,9 +98,10 @@ class ContactProblem:
             setattr(self, name, np.concatenate([getattr(self, name), getattr(other_problem, name)]))
 
     def solve(self, system, b, dx, free, base, tolerance, load, multigrid=None):
-        """The Newton iteration's solve with these rows (see core.contact.mlcp.solve_contact); returns its Solve."""
+        """The Newton iteration's solve with these rows, by groups of bodies they connect (core.contact.groups);
+        returns its Solve."""
         pinv = system.block_jacobi_inverse()
-        out = solve_contact(system, b, dx, free, self.rows, pinv, tolerance, load, GAP_TOLERANCE, MAX_ITERATIONS,
+        out = solve_by_groups(system, b, dx, free, self.rows, pinv, tolerance, load, GAP_TOLERANCE, MAX_ITERATIONS,
                             base=base, multigrid=multigrid)
         self.iterations += out.iterations
         self.restarts += out.restarts

@@ -201,18 +201,18 @@ def _turn_ahead(x, v, mass, fixed, node_ranges, dt):
 
 
 def _contact_multigrid(system, free, multigrid, x):
-    """A callable (the contact rows' curvature blocks, H's inverse diagonal blocks) -> vcycle(r, z) -> r·z: multigrid's
-    V-cycle of the contact solve's H = A + Jᵀ W J, the rows folded into each body's levels (core.solve.multigrid);
-    None without multigrid or an assembled A."""
+    """A callable (the contact rows' curvature blocks, H's inverse diagonal blocks, the bodies solved) -> vcycle(r, z)
+    -> r·z: multigrid's V-cycle of the contact solve's H = A + Jᵀ W J on those bodies, the rows folded into each body's
+    levels (core.solve.multigrid); None without multigrid or an assembled A."""
     if multigrid is None or not hasattr(system, "pattern"):
         return None
-    bodies = list(range(len(system.node_ranges)))
     t = np.zeros_like(x)
     n = len(x)
 
-    def build(blocks, hinv):
+    def build(blocks, hinv, bodies):
         # a new key: the rows' curvatures change with each Newton iterate, so the coarse levels are built anew
-        hierarchy = multigrid.update(system, x, free, blocks, hinv, object())
+        bodies = [int(i) for i in bodies]
+        hierarchy = multigrid.update(system, x, free, blocks, hinv, object(), bodies)
         fine = fine_operator(system, bodies, blocks)
         omega = hierarchy.omega(bodies)
 

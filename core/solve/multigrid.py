@@ -41,14 +41,15 @@ class Multigrid:
         self._patterns = None
         self.reset()
 
-    def update(self, system, positions, free, blocks, pinv, key):
+    def update(self, system, positions, free, blocks, pinv, key, bodies=None):
         """The Hierarchy for `system` (a BlockSparseSystem) with pins `free` (1 free, 0 pinned), the contact rows'
         curvature blocks (block_node, block_coef, block_k; or None) and the fine block-Jacobi inverse pinv (blocks
         folded in). The coarse levels are
         rebuilt from the current values when `key` (the time step) changes, after `refresh` calls, or when the
         CG iterations `record`ed grow by REFRESH_GROWTH over those of the first solve after a rebuild: stale
         coarse operators leave the V-cycle symmetric positive definite, only a little weaker (the fine level
-        and the CG always use the current operator), and a rebuild costs several V-cycles."""
+        and the CG always use the current operator), and a rebuild costs several V-cycles. `bodies`, if given: only
+        theirs are built (a contact group's); the hierarchy serves those alone."""
         pat = system.pattern
         if pat is not self._pattern or self._free is None or not np.array_equal(free, self._free):
             active = free > 0.0
@@ -62,7 +63,7 @@ class Multigrid:
         grown = (self._fresh_iterations is not None
                  and self._last_iterations > REFRESH_GROWTH * self._fresh_iterations + 2)
         if self._bodies is None or self._age >= self.refresh or key != self._key or grown:
-            self._bodies = self._build(system, positions, free, blocks, pinv)
+            self._bodies = self._build(system, positions, free, blocks, pinv, bodies)
             self._key, self._age, self._fresh_iterations = key, 0, None
             self._load_norms = {}
         self._age += 1
@@ -95,10 +96,11 @@ class Multigrid:
         if self._fresh_iterations is None:
             self._fresh_iterations = iterations
 
-    def _build(self, system, positions, free, blocks, pinv):
+    def _build(self, system, positions, free, blocks, pinv, only=None):
         """Each body's (first coarse level, fine damping); a body whose fine matrix, inverse diagonal blocks and node
         positions are those of its last build keeps that build's levels (the same, bit for bit): in a contact solve,
-        the bodies whose rows' curvatures a Newton step left as they were."""
+        the bodies whose rows' curvatures a Newton step left as they were. only: the bodies to build (None: all; the
+        others' entries are (None, 1.0), not to be used)."""
         bodies = []
         pat = system.pattern
         if blocks is None or not len(blocks.block_node):
@@ -106,6 +108,9 @@ class Multigrid:
         else:
             node, coef, kb = blocks.block_node, blocks.block_coef, blocks.block_k
         for body, (n0, n1) in enumerate(system.node_ranges):
+            if only is not None and body not in only:
+                bodies.append((None, 1.0))
+                continue
             *a, diag = galerkin.body_matrix(pat.row_ptr, pat.col, system.data, free, n0, n1, node, coef, kb)
             dinv = pinv[n0:n1] * free[n0:n1, None, None]
             last = self._built[body]

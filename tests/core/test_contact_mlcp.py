@@ -1,12 +1,13 @@
 """Contact as one problem (core.contact.mlcp, issue 49): the KKT solve against
 Coulomb's law on one node, against scipy's SLSQP on a small frictionless QP, its preconditioner against a dense KKT
 solve, a resting cube's contact forces, and a cube on a 30° slope sliding at Coulomb's rate or sticking (a stiff
-small one too)."""
+small one too), and bodies no row connects solved apart."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
 import core
+from core.contact.groups import body_groups, solve_by_groups
 from core.contact.mlcp import ContactRows, solve_contact
 
 
@@ -235,3 +236,67 @@ def test_stiff_small_cube_converges_and_sticks():
     assert converged.mean() >= 0.85, f"converged in {converged.sum()} of {len(converged)} steps"
     late = t > 0.25
     assert np.ptp(x[late]) < 5e-5
+
+
+class TwoNodeBodies:
+    """Two bodies of one 2 kg node each (A = m I), products per body."""
+
+    def __init__(self, m=2.0):
+        self.m = m
+        self.node_ranges = [(0, 1), (1, 2)]
+        self.mass_term = np.full(2, m)
+
+    def apply(self, p, out, free, body=None):
+        at = slice(None) if body is None else slice(*self.node_ranges[body])
+        out[at] = self.m * p[at] * free[at, None]
+        return float(np.vdot(p[at], out[at]))
+
+    def block_jacobi_inverse(self):
+        return np.tile(np.eye(3) / self.m, (2, 1, 1))
+
+
+class AssembledTwoNodeBodies(TwoNodeBodies):
+    """TwoNodeBodies with its blocks assembled (pattern, data): the groups are solved on arrays of their own."""
+
+    def __init__(self, m=2.0):
+        super().__init__(m)
+        self.pattern = DensePattern(1)
+        self.pattern.row_ptr, self.pattern.col, self.pattern.diag = np.arange(3), np.arange(2), np.arange(2)
+        self.data = np.tile(np.eye(3) * m, (2, 1, 1))
+
+
+def two_node_rows(link):
+    """A floor row under each node, and if `link` a row pressing node 1 on node 0 (−z)."""
+    node, coef = [[0, -1], [1, -1]], [[1.0, 0.0], [1.0, 0.0]]
+    normal = [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
+    if link:
+        node.append([1, 0])
+        coef.append([1.0, -1.0])
+        normal.append([0.0, 0.0, 1.0])
+    r = len(node)
+    return ContactRows(np.array(node), np.array(coef), np.array(normal), np.zeros(r), np.zeros((r, 2)),
+                       np.full(r, 0.5))
+
+
+@pytest.mark.parametrize("assembled", [False, True])
+def test_bodies_no_row_connects_are_solved_apart(assembled):
+    """Two nodes on a floor that no row links are two groups, each solved as if alone (to its own tolerance: the
+    lighter load's too); a row between them makes one group."""
+    system = AssembledTwoNodeBodies() if assembled else TwoNodeBodies()
+    free = np.ones(2)
+    assert [list(g) for g, _ in body_groups(two_node_rows(False), free, system.node_ranges)] == [[0], [1]]
+    assert [list(g) for g, _ in body_groups(two_node_rows(True), free, system.node_ranges)] == [[0, 1]]
+    assert [list(g) for g, _ in body_groups(two_node_rows(True), np.array([1.0, 0.0]), system.node_ranges)] == [[0]]
+    dt, mu = 0.01, 0.5
+    b = np.array([[0.3, 0.0, -1.0], [1e-3, 0.0, -1e-2]]) * 2.0 * 9.81 * dt * dt
+    rows = two_node_rows(False)
+    dx = np.zeros((2, 3))
+    out = solve_by_groups(system, b, dx, free, rows, system.block_jacobi_inverse(), 1e-9, b, 1e-9, 100)
+    assert out.converged
+    for k in range(2):
+        alone = DenseSystem(np.eye(3) * 2.0)
+        one = ContactRows(np.array([[0]]), np.array([[1.0]]), np.array([[0.0, 0.0, 1.0]]), [0.0], [[0.0, 0.0]], [mu])
+        dk = np.zeros((1, 3))
+        solve_contact(alone, b[k:k + 1], dk, np.ones(1), one, alone.block_inverse(), 1e-9, b[k:k + 1], 1e-9, 100)
+        np.testing.assert_allclose(dx[k], dk[0], rtol=1e-12, atol=1e-18)
+        np.testing.assert_allclose(rows.force[k], one.force[0], rtol=1e-12, atol=1e-18)
