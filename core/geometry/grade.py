@@ -36,20 +36,19 @@ def _longest(length2, keys):
 
 
 @njit(cache=True)
-def _too_coarse(nodes, tets, longest, parent, pair_start, pair_tri, size, verts, tris, eps, out):
-    """out[i]: tet i is crossed by a thin triangle of its parent's (pair_start/pair_tri) whose part asks for cells
-    smaller than the tet's (its longest edge over a cell's diagonal)."""
+def _crossed(nodes, tets, parent, pair_start, pair_tri, verts, tris, eps, longest, limit, out):
+    """out[i]: tet i is crossed by a triangle k of its parent's (pair_start/pair_tri) with limit[k] < longest[i]."""
     tet = np.empty((4, 3))
     tri = np.empty((3, 3))
     for i in range(len(tets)):
         out[i] = False
+        for c in range(4):
+            for d in range(3):
+                tet[c, d] = nodes[tets[i, c], d]
         pa = parent[i]
         for k in range(pair_start[pa], pair_start[pa + 1]):
-            if longest[i] <= _DIAGONAL * size[k] * (1.0 + 1e-9):
+            if longest[i] <= limit[k]:
                 continue
-            for c in range(4):
-                for d in range(3):
-                    tet[c, d] = nodes[tets[i, c], d]
             for c in range(3):
                 for d in range(3):
                     tri[c, d] = verts[tris[pair_tri[k], c], d]
@@ -69,6 +68,7 @@ def bisect_thin(nodes, tets, pair_tet, pair_tri, pair_size, verts, tris, eps, ma
     if len(pair_tet) == 0:
         return nodes, tets, parent
     pair_start = np.searchsorted(pair_tet, np.arange(len(tets) + 1))
+    limit = _DIAGONAL * np.asarray(pair_size, np.float64) * (1.0 + 1e-9)
     split_keys = np.empty(0, np.int64)      # sorted keys of the edges split so far
     split_mid = np.empty(0, np.int64)       # their midpoint nodes
     pieces = [nodes]
@@ -78,9 +78,11 @@ def bisect_thin(nodes, tets, pair_tet, pair_tri, pair_size, verts, tris, eps, ma
         pieces = [all_nodes]
         length2, keys = _edges(all_nodes, tets)
         hanging = np.isin(keys, split_keys).any(axis=1)
+        # too coarse: crossed by a thin triangle whose part asks for cells smaller than the tet's (its longest edge
+        # over a cell's diagonal)
         coarse = np.empty(len(tets), np.bool_)
-        _too_coarse(all_nodes, tets, np.sqrt(length2.max(axis=1)), parent, pair_start, pair_tri, pair_size, verts,
-                    tris, eps, coarse)
+        _crossed(all_nodes, tets, parent, pair_start, pair_tri, verts, tris, eps, np.sqrt(length2.max(axis=1)),
+                 limit, coarse)
         todo = hanging | coarse
         if not todo.any():
             return all_nodes, tets, parent
@@ -107,32 +109,13 @@ def bisect_thin(nodes, tets, pair_tet, pair_tri, pair_size, verts, tris, eps, ma
     raise RuntimeError("bisect_thin: the conformity closure did not end")
 
 
-@njit(cache=True)
-def _touched(nodes, tets, parent, pair_start, pair_tri, verts, tris, eps):
-    """For every tet, whether a triangle of its parent's (pair_start/pair_tri: the parent's overlapping triangles)
-    overlaps it."""
-    out = np.zeros(len(tets), np.bool_)
-    tet = np.empty((4, 3))
-    tri = np.empty((3, 3))
-    for i in range(len(tets)):
-        for c in range(4):
-            for d in range(3):
-                tet[c, d] = nodes[tets[i, c], d]
-        pa = parent[i]
-        for k in range(pair_start[pa], pair_start[pa + 1]):
-            for c in range(3):
-                for d in range(3):
-                    tri[c, d] = verts[tris[pair_tri[k], c], d]
-            if tri_tet_overlap(tri, tet, eps):
-                out[i] = True
-                break
-    return out
-
-
 def touched_tets(nodes, tets, parent, pair_parent, pair_tri, verts, tris, eps):
     """Whether each tet overlaps one of the triangles its parent overlaps ((pair_parent, pair_tri) sorted by parent)."""
     start = np.searchsorted(pair_parent, np.arange(int(parent.max(initial=-1)) + 2))
-    return _touched(nodes, tets, parent, start, pair_tri, verts, tris, eps)
+    out = np.empty(len(tets), np.bool_)
+    _crossed(nodes, tets, parent, start, pair_tri, verts, tris, eps, np.zeros(len(tets)), np.full(len(pair_tri), -1.0),
+             out)
+    return out
 
 
 @njit(cache=True)
