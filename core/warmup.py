@@ -89,9 +89,9 @@ def _boxed(vertices, triangles):
 
 def _simulate(cage, conforming):
     """Two bodies (one corotated with a stiffness map, one neo-Hookean and pinned) resting on a moving box collider,
-    over its edge, and on each other, a step with each integrator and one preconditioned by multigrid, a wind on them,
-    and a body touching nothing; the render positions of the
-    embedded surface read back (what each frame shows)."""
+    over its edge, and on each other, a third on it apart, a step with each integrator and one preconditioned by
+    multigrid, a wind on them, and a body touching nothing; the render positions of the embedded surface read back
+    (what each frame shows)."""
     from . import ForceFields, Material, SolverSettings, World
     world = World(gravity=(0.0, 0.0, -9.81), settings=SolverSettings())
     material = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
@@ -105,6 +105,8 @@ def _simulate(cage, conforming):
     hyperelastic = Material(youngs_modulus=2e4, poisson_ratio=0.45, density=1000.0, damping_mass=0.0,
                             damping_stiffness=0.01, friction=0.5, model="neo_hookean")   # the hyperelastic kernels
     other = world.add_body(conforming.moved(nodes), hyperelastic, pinned=pinned)
+    # a body on the box apart from those two: the contact solve's groups (core.contact.groups)
+    world.add_body(cage.moved(cage.nodes - [0.6, 0.0, low - 0.005]), material)
     box_v, box_t = box_surface((-1.0, -1.0, -0.5), (0.05, 1.0, 0.0))   # a sharp edge under the ball: edge contacts
     collider = world.add_collider(box_v, box_t, friction=0.5, thickness=0.01)
     for k in range(4):

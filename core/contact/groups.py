@@ -133,25 +133,20 @@ class _Bodies:
         if not hasattr(system, "pattern"):
             return sum(system.apply(p, out, free, i) for i in self._bodies)
         pat = system.pattern
-        if get_num_threads() == 1:
-            return _upper_products(pat.row_ptr, pat.col, pat.diag, system.data, p, free, out, self._ranges)
-        return _row_products(pat.row_ptr, pat.col, system.data, p, free, out, self._nodes)
+        return _products(pat.row_ptr, pat.col, pat.diag, system.data, p, free, out, self._ranges, self._nodes,
+                         get_num_threads() == 1)
 
 
 @njit(parallel=True, cache=True)
-def _row_products(row_ptr, col, data, p, free, out, nodes):
-    """out = S A p on the rows `nodes`; returns p·out over them."""
+def _products(row_ptr, col, diag, data, p, free, out, ranges, nodes, serial):
+    """out = S A p on the bodies' node ranges (B,2), whose rows are `nodes`; returns p·out over them. serial (the
+    kernels run on one thread): from the upper blocks (block_sparse.upper_product), else row by row (as product)."""
     acc = 0.0
+    if serial:
+        for b in range(ranges.shape[0]):
+            acc += upper_product(row_ptr, col, diag, data, p, free, out, ranges[b, 0], ranges[b, 1])
+        return acc
     for i in prange(len(nodes)):
         acc += row_product(row_ptr, col, data, p, free, out, nodes[i])
-    return acc
-
-
-@njit(cache=True)
-def _upper_products(row_ptr, col, diag, data, p, free, out, ranges):
-    """out = S A p on the bodies' node ranges (B,2), on one thread (block_sparse.upper_product); returns p·out."""
-    acc = 0.0
-    for b in range(ranges.shape[0]):
-        acc += upper_product(row_ptr, col, diag, data, p, free, out, ranges[b, 0], ranges[b, 1])
     return acc
 
