@@ -151,8 +151,7 @@ def _graded(surface, cell, nodes, tets, tet_of_vertex, copy_of, ncopies, full, p
     thin, depth = thin_vertices(surface, cell)
     size = np.full(len(v), np.inf)
     size[thin] = np.maximum(depth / CELLS_THROUGH, cell / GRADE_FLOOR)
-    # a triangle of a thin part (its three vertices in it) asks for its vertices' mean cell size (asking for the
-    # finest of any one thin vertex's doubled Suzanne's refined tets for a tenth more droop in her ears)
+    # a triangle of a thin part (its three vertices in it) asks for its vertices' mean cell size
     pair_size = size[t[pair_tri]].mean(axis=1)
     pick = np.flatnonzero(np.isfinite(pair_size))
     pick = pick[np.argsort(pair_copy[pick], kind="stable")]

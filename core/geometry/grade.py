@@ -135,7 +135,8 @@ def _relocate(points, nodes, tets, start, children, old_tet, out):
 
 
 def relocate(points, nodes, tets, parent, old_tet):
-    """The tet among the children of `old_tet` (per point) that holds each point; -1 where the parent has none."""
+    """The tet among the children of `old_tet` (per point) that holds each point (a tet not bisected is its own
+    child)."""
     children = np.argsort(parent, kind="stable")
     start = np.searchsorted(parent[children], np.arange(int(max(parent.max(initial=-1), old_tet.max(initial=-1))) + 2))
     out = np.empty(len(points), np.int64)
