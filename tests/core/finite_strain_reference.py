@@ -20,8 +20,9 @@ def _kinematics(w):
 
 class NeoHookeanStatic:
     """Ψ = ½μ(I₁ − 3) − μ log J + ½λ(log J)² (the energy of core.fem.materials.neo_hookean), P = μ(F − F⁻ᵀ) +
-    λ log J F⁻ᵀ, on a scikit-fem MeshTet with `order` 1 or 2 Lagrange tets; nodes with `fixed(x)` true (x (3, k))
-    held at rest. solve(gravity) returns the equilibrium displacement, found by Newton (the consistent tangent)
+    λ log J F⁻ᵀ, on a scikit-fem MeshTet with `order` 1 or 2 Lagrange tets, held at rest where `fixed` says: a
+    callable fixed(x) (x (3, k)) picks the boundary facets it is true on; a boolean mask over the mesh's nodes fixes
+    those nodes (and, P2, the edges between two of them) wherever they are. solve(gravity) returns the equilibrium displacement, found by Newton (the consistent tangent)
     from the rest shape through load steps (halved where Newton fails)."""
 
     def __init__(self, mesh, youngs_modulus, poisson_ratio, density, fixed, order=2):
@@ -31,7 +32,14 @@ class NeoHookeanStatic:
         self.density = float(density)
         element = ElementVector(ElementTetP2() if order == 2 else ElementTetP1())
         self.basis = Basis(mesh, element, intorder=2 * order)
-        self.fixed = self.basis.get_dofs(fixed).all()
+        if callable(fixed):
+            self.fixed = self.basis.get_dofs(fixed).all()
+        else:
+            fixed = np.asarray(fixed, bool)
+            dofs = [self.basis.nodal_dofs[:, fixed].ravel()]
+            if order == 2:
+                dofs.append(self.basis.edge_dofs[:, fixed[mesh.edges].all(axis=0)].ravel())
+            self.fixed = np.concatenate(dofs)
         lam, mu = self.lam, self.mu
 
         @BilinearForm
