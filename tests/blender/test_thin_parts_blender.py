@@ -62,13 +62,12 @@ def peak_and_rest(core, tm, material, v, ears):
 
 
 def test_suzanne_ears_at_the_defaults_and_refined_against_the_conforming_mesh(suzanne):
-    """The issue's dynamic agreement on a thin part, at the defaults (corotated, E = 1e5, ν = 0.45, Damping 0.01 s).
-    Measured: the conforming mesh (about 13,000–15,000 tets, neo-Hookean) peaks at 24 cm and rests at 14–16 cm; the
-    Auto cage (1,354 tets) peaks at 8 cm and rests at 4.2 cm, a third and a quarter of it; Refine Thin Parts (about
-    27,600 tets) at 15 and 9.3 cm, two thirds of it. The issue's 15 % is not reached: an ear is one or two cells thick,
-    and a linear tet locks in bending. The conforming linear tets lock too: scikit-fem's quadratic tets on fTetWild's
-    Resolution 8 mesh droop 31 cm at rest (docs/method.md), twice the conforming mesh's. This test holds the shares
-    reached, and that refining the thin parts is what brings the cage towards the solid."""
+    """The issue's dynamic agreement on a thin part, at the defaults (corotated, E = 1e5, ν = 0.45, Damping 0.01 s):
+    the cages' share of the conforming mesh's peak and rest. The issue's 0.85 is not reached (docs/method.md, "Thin
+    parts: Suzanne's ears"): an ear is one or two cells thick, partly filled cells keep the stiffness floor, and
+    linear tets lock in bending (quadratic tets droop twice as far as the conforming linear ones). The bounds hold the
+    shares reached (Auto 0.27–0.32, refined 0.59–0.63 over fTetWild's varying meshes), and that refining the thin
+    parts is what brings the cage towards the solid."""
     core, v, t, ears, conforming = suzanne
     defaults = core.Material(1e5, 0.45, 1000.0, damping_stiffness=0.01)
     neo_hookean = core.Material(1e5, 0.45, 1000.0, damping_stiffness=0.01, model="neo_hookean")
@@ -90,7 +89,8 @@ def test_suzanne_ears_on_conforming_tets_rest_where_scikit_fem_puts_them(suzanne
     """The issue's 5 % for conforming meshes, on a thin part: SoftFEM's static ear droop (neo-Hookean at the defaults'
     E, ν and ρ) against scikit-fem's P1 tets on the same mesh with the same nodes fixed (measured: within 0.5 %)."""
     skfem = pytest.importorskip("skfem")
-    sys.path.insert(0, os.path.join(REPO, "tests", "core"))
+    if os.path.join(REPO, "tests", "core") not in sys.path:
+        sys.path.insert(0, os.path.join(REPO, "tests", "core"))
     from finite_strain_reference import NeoHookeanStatic
     core, v, _, ears, tm = suzanne
     world = core.World(gravity=G, settings=core.SolverSettings(static_iterations=200))

@@ -22,8 +22,9 @@ class NeoHookeanStatic:
     """Ψ = ½μ(I₁ − 3) − μ log J + ½λ(log J)² (the energy of core.fem.materials.neo_hookean), P = μ(F − F⁻ᵀ) +
     λ log J F⁻ᵀ, on a scikit-fem MeshTet with `order` 1 or 2 Lagrange tets, held at rest where `fixed` says: a
     callable fixed(x) (x (3, k)) picks the boundary facets it is true on; a boolean mask over the mesh's nodes fixes
-    those nodes (and, P2, the edges between two of them) wherever they are. solve(gravity) returns the equilibrium displacement, found by Newton (the consistent tangent)
-    from the rest shape through load steps (halved where Newton fails)."""
+    those nodes (and, P2, the edges between two of them) wherever they are. solve(gravity) returns the equilibrium
+    displacement, found by Newton (the consistent tangent) from the rest shape through load steps (halved where Newton
+    fails)."""
 
     def __init__(self, mesh, youngs_modulus, poisson_ratio, density, fixed, order=2):
         if not isinstance(mesh, MeshTet):
