@@ -47,7 +47,7 @@ def droop(tm, x, v, ears):
 
 
 def peak_and_rest(core, tm, material, v, ears):
-    """The ears' highest mean droop over PEAK_SECONDS released from rest, and their static droop (World.solve_static)."""
+    """The ears' highest mean droop over PEAK_SECONDS released from rest, and their static droop (solve_static)."""
     world = core.World(gravity=G)
     world.sleeping = False
     body = world.add_body(tm, material, pinned=held(tm.nodes))
